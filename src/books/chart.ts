@@ -1,0 +1,199 @@
+import type { Clock } from '../clock.js';
+import { nowIso } from '../clock.js';
+import type { Db } from '../db/connection.js';
+import { all, flag, one, run } from '../db/statements.js';
+import { newId } from './ids.js';
+
+export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'revenue', 'expense'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+export const SYSTEM_ROLES = [
+  'bank',
+  'accounts_receivable',
+  'accounts_payable',
+  'sales_tax_payable',
+  'owner_equity',
+  'retained_earnings',
+  'sales',
+  'uncategorized_expense',
+  'fx_gain_loss',
+] as const;
+export type SystemRole = (typeof SYSTEM_ROLES)[number];
+
+/** Parent names are joined with this to form an account's `path`. */
+export const PATH_SEPARATOR = ' > ';
+
+interface ChartNode {
+  code: string;
+  name: string;
+  role?: SystemRole;
+  children?: ChartNode[];
+}
+
+/** The standard small-business chart every new business starts with. */
+export const STANDARD_CHART: Record<AccountType, ChartNode> = {
+  asset: {
+    code: '1000',
+    name: 'Assets',
+    children: [
+      {
+        code: '1100',
+        name: 'Cash and Bank',
+        children: [
+          { code: '1110', name: 'Business Checking', role: 'bank' },
+          { code: '1120', name: 'Business Savings' },
+        ],
+      },
+      { code: '1200', name: 'Accounts Receivable', role: 'accounts_receivable' },
+      { code: '1300', name: 'Prepaid Expenses' },
+      { code: '1500', name: 'Equipment' },
+    ],
+  },
+  liability: {
+    code: '2000',
+    name: 'Liabilities',
+    children: [
+      { code: '2100', name: 'Accounts Payable', role: 'accounts_payable' },
+      { code: '2200', name: 'Sales Tax Payable', role: 'sales_tax_payable' },
+      { code: '2300', name: 'Business Credit Card' },
+    ],
+  },
+  equity: {
+    code: '3000',
+    name: 'Equity',
+    children: [
+      { code: '3100', name: "Owner's Equity", role: 'owner_equity' },
+      { code: '3200', name: "Owner's Draws" },
+      { code: '3900', name: 'Retained Earnings', role: 'retained_earnings' },
+    ],
+  },
+  revenue: {
+    code: '4000',
+    name: 'Revenue',
+    children: [
+      { code: '4100', name: 'Sales', role: 'sales' },
+      { code: '4200', name: 'Service Revenue' },
+      { code: '4900', name: 'Other Income' },
+    ],
+  },
+  expense: {
+    code: '6000',
+    name: 'Expenses',
+    children: [
+      {
+        code: '6100',
+        name: 'Operating Expenses',
+        children: [
+          { code: '6110', name: 'Advertising and Marketing' },
+          { code: '6120', name: 'Bank Fees' },
+          { code: '6130', name: 'Contractors' },
+          { code: '6140', name: 'Insurance' },
+          { code: '6150', name: 'Meals' },
+          { code: '6160', name: 'Office Supplies' },
+          { code: '6170', name: 'Professional Fees' },
+          { code: '6180', name: 'Rent' },
+          { code: '6190', name: 'Software and Subscriptions' },
+          { code: '6200', name: 'Travel' },
+          { code: '6210', name: 'Utilities' },
+          { code: '6990', name: 'Uncategorized Expense', role: 'uncategorized_expense' },
+        ],
+      },
+      {
+        code: '7000',
+        name: 'Other Expenses',
+        children: [{ code: '7100', name: 'Realized FX Gain or Loss', role: 'fx_gain_loss' }],
+      },
+    ],
+  },
+};
+
+/** Writes the standard chart for a new business; the caller holds the transaction. */
+export function createStandardChart(db: Db, clock: Clock, businessId: string): void {
+  const createdAt = nowIso(clock);
+  const insert = (node: ChartNode, type: AccountType, parentId: string | null): void => {
+    const id = newId();
+    const isHeading = (node.children?.length ?? 0) > 0;
+    run(
+      db,
+      `INSERT INTO ledger_accounts (id, business_id, parent_id, code, name, type, is_heading, archived, system_role, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+      id,
+      businessId,
+      parentId,
+      node.code,
+      node.name,
+      type,
+      isHeading ? 1 : 0,
+      node.role ?? null,
+      createdAt,
+    );
+    for (const child of node.children ?? []) insert(child, type, id);
+  };
+  for (const type of ACCOUNT_TYPES) insert(STANDARD_CHART[type], type, null);
+}
+
+/** A postable leaf of the chart, as the API shows it. */
+export interface LedgerAccount {
+  id: string;
+  code: string;
+  name: string;
+  type: AccountType;
+  path: string;
+}
+
+interface ChartRow {
+  id: string;
+  parent_id: string | null;
+  code: string;
+  name: string;
+  type: AccountType;
+  is_heading: bigint;
+  archived: bigint;
+}
+
+/** Postable, non-archived leaves with their full path, ordered by code. */
+export function listPostableAccounts(db: Db, businessId: string, type?: AccountType): LedgerAccount[] {
+  const rows = all<ChartRow>(
+    db,
+    'SELECT id, parent_id, code, name, type, is_heading, archived FROM ledger_accounts WHERE business_id = ? ORDER BY code, id',
+    businessId,
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const pathOf = (row: ChartRow): string => {
+    const names: string[] = [];
+    const seen = new Set<string>();
+    for (let at: ChartRow | undefined = row; at; at = at.parent_id ? byId.get(at.parent_id) : undefined) {
+      if (seen.has(at.id)) throw new Error(`chart of accounts has a cycle at ${at.id}`);
+      seen.add(at.id);
+      names.unshift(at.name);
+    }
+    return names.join(PATH_SEPARATOR);
+  };
+  return rows
+    .filter((row) => !flag(row.is_heading) && !flag(row.archived) && (type === undefined || row.type === type))
+    .map((row) => ({ id: row.id, code: row.code, name: row.name, type: row.type, path: pathOf(row) }));
+}
+
+export interface PostingTarget {
+  id: string;
+  businessId: string;
+  type: AccountType;
+  isHeading: boolean;
+  archived: boolean;
+}
+
+export function findLedgerAccount(db: Db, id: string): PostingTarget | undefined {
+  const row = one<{ id: string; business_id: string; type: AccountType; is_heading: bigint; archived: bigint }>(
+    db,
+    'SELECT id, business_id, type, is_heading, archived FROM ledger_accounts WHERE id = ?',
+    id,
+  );
+  return row && { id: row.id, businessId: row.business_id, type: row.type, isHeading: flag(row.is_heading), archived: flag(row.archived) };
+}
+
+/** The id of the account holding a system role (receivables, bank, ...) in a business. */
+export function systemAccountId(db: Db, businessId: string, role: SystemRole): string {
+  const row = one<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ? AND system_role = ?', businessId, role);
+  if (!row) throw new Error(`business ${businessId} has no ${role} account`);
+  return row.id;
+}

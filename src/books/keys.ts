@@ -1,0 +1,222 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Clock } from '../clock.js';
+import { nowIso, todayUtc } from '../clock.js';
+import { isIsoDate } from '../dates.js';
+import type { Db } from '../db/connection.js';
+import { inTransaction } from '../db/connection.js';
+import { all, one, run } from '../db/statements.js';
+import { ApiError, notFound, validationFailed } from '../errors.js';
+import { type Account, countActiveKeys, findAccount, getAccount } from './accounts.js';
+import { type Actor, recordAudit } from './audit.js';
+import { findBusiness } from './businesses.js';
+import { newId } from './ids.js';
+import { PLANS } from './plans.js';
+
+/**
+ * API keys look like `dbk_<43 base62 chars of 32 random bytes><6 base62 chars of CRC32>`.
+ * The fixed prefix lets secret scanners find leaked keys and the checksum lets them (and us)
+ * reject typos without a database look-up. Only the SHA-256 fingerprint is stored.
+ */
+export const KEY_PREFIX = 'dbk_';
+const BODY_CHARS = 43;
+const CHECKSUM_CHARS = 6;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${BODY_CHARS}}[0-9A-Za-z]{${CHECKSUM_CHARS}}$`);
+
+export type KeyAccess = 'read' | 'read_write';
+
+function base62(value: bigint, width: number): string {
+  let out = '';
+  let rest = value;
+  while (rest > 0n) {
+    out = BASE62[Number(rest % 62n)] + out;
+    rest /= 62n;
+  }
+  if (out.length > width) throw new Error(`base62: value needs more than ${width} characters`);
+  return out.padStart(width, '0');
+}
+
+function checksum(prefixAndBody: string): string {
+  return base62(BigInt(crc32(Buffer.from(prefixAndBody, 'ascii'))), CHECKSUM_CHARS);
+}
+
+/** A fresh key value: prefix, 32 random bytes in base62, CRC32 checksum. */
+export function generateKeyValue(): string {
+  const body = base62(BigInt(`0x${randomBytes(32).toString('hex')}`), BODY_CHARS);
+  const prefixAndBody = KEY_PREFIX + body;
+  return prefixAndBody + checksum(prefixAndBody);
+}
+
+/** True when the value has the key shape and its checksum matches (no database look-up). */
+export function isWellFormedKey(value: string): boolean {
+  if (!KEY_PATTERN.test(value)) return false;
+  const split = value.length - CHECKSUM_CHARS;
+  return checksum(value.slice(0, split)) === value.slice(split);
+}
+
+export function fingerprintKey(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  accountId: string;
+  name: string;
+  access: KeyAccess;
+  businessIds: string[] | null;
+  expiresOn: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+  hint: string;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  fingerprint: string;
+  last_four: string;
+  access: KeyAccess;
+  expires_on: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+function grantedBusinessIds(db: Db, keyId: string): string[] | null {
+  const rows = all<{ business_id: string }>(
+    db,
+    'SELECT business_id FROM api_key_businesses WHERE api_key_id = ? ORDER BY business_id',
+    keyId,
+  );
+  return rows.length === 0 ? null : rows.map((row) => row.business_id);
+}
+
+function toKeyInfo(db: Db, row: KeyRow): ApiKeyInfo {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    access: row.access,
+    businessIds: grantedBusinessIds(db, row.id),
+    expiresOn: row.expires_on,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+    hint: `${KEY_PREFIX}…${row.last_four}`,
+  };
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  name: string;
+  access: KeyAccess;
+  businessIds?: string[];
+  expiresOn?: string | null;
+}
+
+export interface CreatedKey extends ApiKeyInfo {
+  /** The key itself: shown once, never stored. */
+  key: string;
+  /** True when expiresOn is already past: the key exists but cannot authenticate. */
+  alreadyExpired: boolean;
+}
+
+export function createKey(db: Db, clock: Clock, actor: Actor, input: CreateKeyInput): CreatedKey {
+  if (input.name.trim() === '' || input.name.length > 200) throw validationFailed('name', 'must be 1 to 200 characters');
+  if (input.expiresOn != null && !isIsoDate(input.expiresOn)) throw validationFailed('expires', 'must be a date YYYY-MM-DD');
+  const businessIds = [...new Set(input.businessIds ?? [])];
+  const value = generateKeyValue();
+  const id = newId();
+  return inTransaction(db, () => {
+    const account = getAccount(db, input.accountId);
+    for (const businessId of businessIds) {
+      if (findBusiness(db, businessId)?.accountId !== account.id) {
+        throw validationFailed('business', `${businessId} is not a business of account ${account.id}`);
+      }
+    }
+    const allowed = PLANS[account.plan].activeKeys;
+    if (countActiveKeys(db, account.id) >= allowed) {
+      throw new ApiError('conflict', `the ${account.plan} plan allows ${allowed} active keys; revoke one first or change the plan`);
+    }
+    run(
+      db,
+      `INSERT INTO api_keys (id, account_id, name, fingerprint, last_four, access, expires_on, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      account.id,
+      input.name,
+      fingerprintKey(value),
+      value.slice(-4),
+      input.access,
+      input.expiresOn ?? null,
+      nowIso(clock),
+    );
+    for (const businessId of businessIds) {
+      run(db, 'INSERT INTO api_key_businesses (api_key_id, business_id) VALUES (?, ?)', id, businessId);
+    }
+    recordAudit(db, clock, actor, {
+      accountId: account.id,
+      action: 'api_key.create',
+      subjectType: 'api_key',
+      subjectId: id,
+      detail: { name: input.name, access: input.access, businessIds, expiresOn: input.expiresOn ?? null },
+    });
+    const info = getKey(db, id);
+    return { ...info, key: value, alreadyExpired: info.expiresOn !== null && info.expiresOn < todayUtc(clock) };
+  });
+}
+
+export function getKey(db: Db, id: string): ApiKeyInfo {
+  const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE id = ?', id);
+  if (!row) throw notFound('key');
+  return toKeyInfo(db, row);
+}
+
+export function listKeys(db: Db, accountId: string): ApiKeyInfo[] {
+  getAccount(db, accountId);
+  return all<KeyRow>(db, 'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', accountId).map((row) =>
+    toKeyInfo(db, row),
+  );
+}
+
+/** Revokes a key for every later request; a revoked key stays in history and cannot return. */
+export function revokeKey(db: Db, clock: Clock, actor: Actor, id: string): ApiKeyInfo & { alreadyRevoked: boolean } {
+  return inTransaction(db, () => {
+    const key = getKey(db, id);
+    if (key.revokedAt !== null) return { ...key, alreadyRevoked: true };
+    run(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', nowIso(clock), id);
+    recordAudit(db, clock, actor, { accountId: key.accountId, action: 'api_key.revoke', subjectType: 'api_key', subjectId: id });
+    return { ...getKey(db, id), alreadyRevoked: false };
+  });
+}
+
+/** What a request knows about its caller once the key checked out. */
+export interface Principal {
+  keyId: string;
+  keyName: string;
+  access: KeyAccess;
+  account: Account;
+  /** null: every business of the account. */
+  businessIds: string[] | null;
+}
+
+/**
+ * Resolves a presented key to its principal, or null for every kind of failure alike:
+ * malformed, unknown, revoked, expired (after the end of its day in UTC), or an account
+ * without API access. Callers must not tell these apart.
+ */
+export function authenticateKey(db: Db, clock: Clock, presented: string): Principal | null {
+  if (!isWellFormedKey(presented)) return null;
+  const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE fingerprint = ?', fingerprintKey(presented));
+  if (!row || row.revoked_at !== null) return null;
+  if (row.expires_on !== null && todayUtc(clock) > row.expires_on) return null;
+  const account = findAccount(db, row.account_id);
+  if (!account || !account.apiAccess) return null;
+  return {
+    keyId: row.id,
+    keyName: row.name,
+    access: row.access,
+    account,
+    businessIds: grantedBusinessIds(db, row.id),
+  };
+}

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from './paths.js';
+
+export type SqliteSynchronous = 'full' | 'normal';
+export type FxProvider = 'frankfurter' | 'ecb';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  db: string;
+  port: number;
+  host: string;
+  siteUrl: string;
+  smtpUrl: string | null;
+  mailFrom: string;
+  fxProvider: FxProvider;
+  fxProviderUrl: string;
+  sqliteSynchronous: SqliteSynchronous;
+  backupDir: string;
+  reviewConfidence: number;
+  logLevel: LogLevel;
+}
+
+/** A bad setting stops start-up with one line naming it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Each setting: its environment variable and how to read and check a raw value. */
+const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => Config[K] } } = {
+  db: { env: 'DAYBOOK_DB', parse: nonEmptyString },
+  port: { env: 'PORT', parse: port },
+  host: { env: 'HOST', parse: nonEmptyString },
+  siteUrl: { env: 'DAYBOOK_SITE_URL', parse: (raw) => httpUrl(raw).replace(/\/+$/, '') },
+  smtpUrl: { env: 'DAYBOOK_SMTP_URL', parse: (raw) => (raw === null || raw === '' ? null : smtpUrl(raw)) },
+  mailFrom: { env: 'DAYBOOK_MAIL_FROM', parse: nonEmptyString },
+  fxProvider: { env: 'DAYBOOK_FX_PROVIDER', parse: (raw) => oneOf(raw, ['frankfurter', 'ecb'] as const) },
+  fxProviderUrl: { env: 'DAYBOOK_FX_PROVIDER_URL', parse: httpUrl },
+  sqliteSynchronous: { env: 'DAYBOOK_SQLITE_SYNCHRONOUS', parse: (raw) => oneOf(raw, ['full', 'normal'] as const) },
+  backupDir: { env: 'DAYBOOK_BACKUP_DIR', parse: nonEmptyString },
+  reviewConfidence: { env: 'DAYBOOK_REVIEW_CONFIDENCE', parse: fraction },
+  logLevel: {
+    env: 'DAYBOOK_LOG_LEVEL',
+    parse: (raw) => oneOf(raw, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+  },
+};
+
+export const CONFIG_ENV_NAMES = Object.values(SETTINGS).map((s) => s.env);
+
+export function loadDefaults(): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(projectRoot, 'config', 'default.json'), 'utf8')) as Record<string, unknown>;
+}
+
+/** Defaults from config/default.json, then DAYBOOK_* (and PORT/HOST) from the environment. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const defaults = loadDefaults();
+  const config = {} as Record<keyof Config, unknown>;
+  for (const [name, setting] of Object.entries(SETTINGS) as [keyof Config, (typeof SETTINGS)[keyof Config]][]) {
+    const fromEnv = env[setting.env];
+    const source = fromEnv !== undefined ? setting.env : `config/default.json "${name}"`;
+    const raw = name in overrides ? overrides[name] : fromEnv !== undefined ? fromEnv : defaults[name];
+    try {
+      config[name] = setting.parse(raw);
+    } catch (error) {
+      throw new ConfigError(`${source}: ${(error as Error).message} (got ${JSON.stringify(raw)})`);
+    }
+  }
+  return config as Config;
+}
+
+function nonEmptyString(raw: unknown): string {
+  if (typeof raw !== 'string' || raw.trim() === '') throw new Error('must be a non-empty string');
+  return raw;
+}
+
+function port(raw: unknown): number {
+  const text = String(raw);
+  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 65535) throw new Error('must be a port number from 0 to 65535');
+  return Number(text);
+}
+
+function httpUrl(raw: unknown): string {
+  const text = nonEmptyString(raw);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL');
+  return text;
+}
+
+function smtpUrl(raw: unknown): string {
+  const text = nonEmptyString(raw);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('must be an smtp:// or smtps:// URL');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('must be an smtp:// or smtps:// URL');
+  return text;
+}
+
+function oneOf<T extends string>(raw: unknown, allowed: readonly T[]): T {
+  if (typeof raw !== 'string' || !(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`must be one of ${allowed.join(', ')}`);
+  }
+  return raw as T;
+}
+
+function fraction(raw: unknown): number {
+  const text = String(raw);
+  if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(text)) throw new Error('must be a number from 0 to 1');
+  return Number(text);
+}

@@ -1,0 +1,34 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { SqliteSynchronous } from '../config.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  synchronous?: SqliteSynchronous | 'off';
+  readonly?: boolean;
+  /** Integers come back as bigint on the books connection, so money never passes through a float. */
+  bigints?: boolean;
+}
+
+/**
+ * Opens a connection with the pragmas set explicitly: WAL, foreign keys, a busy timeout, and
+ * synchronous=FULL by default (the driver's WAL default is NORMAL; books need an acknowledged
+ * write to survive power loss).
+ */
+export function openDb(path: string, options: OpenOptions = {}): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { readonly: options.readonly ?? false });
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`synchronous = ${(options.synchronous ?? 'full').toUpperCase()}`);
+  db.defaultSafeIntegers(options.bigints ?? true);
+  return db;
+}
+
+/** Runs `work` in one synchronous transaction (BEGIN IMMEDIATE); nothing awaits inside. */
+export function inTransaction<T>(db: Db, work: () => T): T {
+  return db.transaction(work).immediate();
+}

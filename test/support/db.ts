@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Db, openDb } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+
+export interface TempDb {
+  db: Db;
+  path: string;
+  dir: string;
+  close(): void;
+}
+
+/** A fresh, fully migrated SQLite file in its own temporary folder. */
+export async function freshDb(): Promise<TempDb> {
+  const dir = mkdtempSync(join(tmpdir(), 'daybook-test-'));
+  const path = join(dir, 'books.sqlite');
+  await migrateLatest(path);
+  const db = openDb(path, { synchronous: 'normal' });
+  return {
+    db,
+    path,
+    dir,
+    close() {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

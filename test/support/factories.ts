@@ -1,0 +1,42 @@
+import { type Clock, fixedClock } from '../../src/clock.js';
+import type { Db } from '../../src/db/connection.js';
+import { type Account, type CreateAccountInput, createAccount } from '../../src/books/accounts.js';
+import { type Actor, CLI_ACTOR } from '../../src/books/audit.js';
+import { type Business, type CreateBusinessInput, createBusiness } from '../../src/books/businesses.js';
+import { type CreatedKey, type CreateKeyInput, createKey } from '../../src/books/keys.js';
+import { listPostableAccounts, systemAccountId, type SystemRole } from '../../src/books/chart.js';
+
+/** Test factories: each builds a valid record through the same books functions the CLI uses. */
+
+export const TEST_ACTOR: Actor = CLI_ACTOR;
+
+export function testClock(at = '2026-03-15T12:00:00.000Z') {
+  return fixedClock(at);
+}
+
+let counter = 0;
+const next = () => ++counter;
+
+export function buildAccount(db: Db, clock: Clock, overrides: Partial<CreateAccountInput> = {}): Account {
+  return createAccount(db, clock, TEST_ACTOR, { name: `Test Firm ${next()}`, plan: 'small', ...overrides });
+}
+
+export function buildBusiness(db: Db, clock: Clock, overrides: Partial<CreateBusinessInput> & { accountId?: string } = {}): Business {
+  const accountId = overrides.accountId ?? buildAccount(db, clock).id;
+  return createBusiness(db, clock, TEST_ACTOR, { name: `Test Business ${next()}`, basis: 'accrual', ...overrides, accountId });
+}
+
+export function buildKey(db: Db, clock: Clock, overrides: Partial<CreateKeyInput> & { accountId: string }): CreatedKey {
+  return createKey(db, clock, TEST_ACTOR, { name: `test key ${next()}`, access: 'read_write', ...overrides });
+}
+
+/** The id of a postable account by its system role, or by name when no role is given. */
+export function accountIdByRole(db: Db, businessId: string, role: SystemRole): string {
+  return systemAccountId(db, businessId, role);
+}
+
+export function accountIdByName(db: Db, businessId: string, name: string): string {
+  const found = listPostableAccounts(db, businessId).find((account) => account.name === name);
+  if (!found) throw new Error(`no postable account named ${name}`);
+  return found.id;
+}
