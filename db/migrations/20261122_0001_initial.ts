@@ -59,6 +59,7 @@ export const statements: string[] = [
     id TEXT PRIMARY KEY,
     account_id TEXT NOT NULL REFERENCES accounts(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+    name_key TEXT NOT NULL,
     email TEXT CHECK (length(email) <= 320),
     phone TEXT CHECK (length(phone) <= 40),
     address_line1 TEXT CHECK (length(address_line1) <= 200),
@@ -72,7 +73,7 @@ export const statements: string[] = [
     ${BOOL('archived')},
     created_at TEXT NOT NULL
   ) STRICT`,
-  `CREATE INDEX customers_account_name ON customers(account_id, name COLLATE NOCASE)`,
+  `CREATE INDEX customers_account_name ON customers(account_id, name_key)`,
 
   `CREATE TABLE vendors (
     id TEXT PRIMARY KEY,
@@ -338,6 +339,14 @@ export const statements: string[] = [
     sent_at TEXT
   ) STRICT`,
   `CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at)`,
+
+  // Request counters for rate-limiter-flexible's SQLite store (its own column layout).
+  `CREATE TABLE rate_limits (
+    key TEXT PRIMARY KEY,
+    points INTEGER NOT NULL DEFAULT 0,
+    expire INTEGER
+  )`,
+  `CREATE INDEX rate_limits_expire ON rate_limits(expire)`,
 
   // Append-only tables: refuse every UPDATE and DELETE at the database level.
   ...['journal_entries', 'journal_lines', 'audit_log'].flatMap((table) => [

@@ -220,3 +220,8 @@ export function authenticateKey(db: Db, clock: Clock, presented: string): Princi
     businessIds: grantedBusinessIds(db, row.id),
   };
 }
+
+/** Writes are recorded in the audit log under the key's name. */
+export function actorOf(principal: Principal): Actor {
+  return { type: 'api_key', id: principal.keyId, name: principal.keyName };
+}

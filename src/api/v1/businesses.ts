@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+import { reachableBusinesses } from '../../books/access.js';
+import { defineOperation } from '../../http/operation.js';
+import { Strict, Uuid } from '../../schemas/common.js';
+
+export const BusinessSchema = Strict({ id: Uuid, name: Type.String() }, { $id: 'Business' });
+
+export const listBusinesses = defineOperation({
+  id: 'businesses.list',
+  method: 'GET',
+  path: '/businesses',
+  permission: 'businesses:read',
+  summary: 'List the businesses the key can reach',
+  description: 'A key limited to chosen businesses sees only those. The account name comes alongside.',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({}),
+  responses: {
+    200: {
+      description: 'The account name and the reachable businesses',
+      schema: Strict({ accountName: Type.String(), businesses: Type.Array(BusinessSchema) }),
+    },
+  },
+  errors: [],
+  handle({ principal, services }) {
+    const businesses = reachableBusinesses(services.db, principal).map(({ id, name }) => ({ id, name }));
+    return { status: 200, body: { accountName: principal.account.name, businesses } };
+  },
+});

@@ -1,0 +1,98 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import compose from 'koa-compose';
+import { operations } from './api/v1/index.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { type Db, openDb } from './db/connection.js';
+import { authenticate } from './http/auth.js';
+import type { AppContext, AppMiddleware, RequestState, Services } from './http/context.js';
+import { errorRenderer, notFoundFallback } from './http/errors.js';
+import { mountOperations } from './http/operation.js';
+import { RequestCounter } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import type { Logger } from './log.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppOptions {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
+
+/**
+ * The middleware pipeline, top to bottom: request id, error rendering, no CORS, then for
+ * /api/v1 authentication, route match, and per route: scope, rate limit, body rules, input
+ * checks, idempotency and the handler. Anything unmatched is the JSON 404.
+ */
+export function buildApp(options: AppOptions): DaybookApp {
+  // Request counters use their own connection: integers as numbers, no fsync per request.
+  const counterDb = openDb(options.config.db, { synchronous: 'off', bigints: false });
+  const services: Services = {
+    ...options,
+    counters: {
+      reads: new RequestCounter(counterDb, options.clock, 'read'),
+      writes: new RequestCounter(counterDb, options.clock, 'write'),
+      authFailures: new RequestCounter(counterDb, options.clock, 'authfail'),
+    },
+  };
+
+  const app = new Koa<RequestState>({ proxy: false }) as DaybookApp;
+  app.silent = true;
+  app.use(requestId);
+  app.use(errorRenderer(options.log));
+  app.use(noCrossOrigin);
+  app.use(routeByPrefix(apiPipeline(services), publicPipeline()));
+
+  app.services = services;
+  app.close = () => counterDb.close();
+  return app;
+}
+
+function apiPipeline(services: Services): AppMiddleware {
+  const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true });
+  mountOperations(router, services, operations);
+  const routes = router.routes() as unknown as AppMiddleware;
+  const onlyGetAndPost: AppMiddleware = async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'POST') await routes(ctx, next);
+    else await next();
+  };
+  return compose([authenticate(services), onlyGetAndPost, notFoundFallback]) as AppMiddleware;
+}
+
+function publicPipeline(): AppMiddleware {
+  const router = new Router<RequestState>({ strict: true });
+  router.get('/healthz', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  const routes = router.routes() as unknown as AppMiddleware;
+  return compose([
+    async (ctx: AppContext, next: () => Promise<void>) => {
+      if (ctx.method === 'GET') await routes(ctx, next);
+      else await next();
+    },
+    notFoundFallback,
+  ]) as AppMiddleware;
+}
+
+function routeByPrefix(api: AppMiddleware, publicRoutes: AppMiddleware): AppMiddleware {
+  return async (ctx, next) => {
+    const isApi = ctx.path === API_PREFIX || ctx.path.startsWith(`${API_PREFIX}/`);
+    await (isApi ? api : publicRoutes)(ctx, next);
+  };
+}
+
+/** Browser pages on other origins must never read responses: no CORS header, ever. */
+const noCrossOrigin: AppMiddleware = async (ctx, next) => {
+  try {
+    await next();
+  } finally {
+    for (const name of Object.keys(ctx.response.headers)) {
+      if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
+    }
+  }
+};

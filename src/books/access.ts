@@ -1,0 +1,38 @@
+import type { Db } from '../db/connection.js';
+import { ApiError, notFound, validationFailed } from '../errors.js';
+import { type Business, findBusiness, listBusinesses } from './businesses.js';
+import type { Principal } from './keys.js';
+
+/** The businesses a key can reach: all of its account's, or only those it was limited to. */
+export function reachableBusinesses(db: Db, principal: Principal): Business[] {
+  return listBusinesses(db, principal.account.id, principal.businessIds);
+}
+
+/**
+ * The business a call is about. A named entityId the key was not given is entity_not_allowed;
+ * one that is not a business of the key's account is not_found. An omitted entityId is
+ * allowed only when the key reaches exactly one business.
+ */
+export function resolveBusiness(db: Db, principal: Principal, entityId: string | undefined): Business {
+  if (entityId !== undefined) {
+    if (principal.businessIds && !principal.businessIds.includes(entityId)) {
+      throw new ApiError('entity_not_allowed', 'entityId: this key is not allowed to use that business.');
+    }
+    const business = findBusiness(db, entityId);
+    if (!business || business.accountId !== principal.account.id) throw notFound('business');
+    return business;
+  }
+  const reachable = reachableBusinesses(db, principal);
+  if (reachable.length === 1) return reachable[0]!;
+  if (reachable.length === 0) throw validationFailed('entityId', 'required; this key reaches no business');
+  throw validationFailed('entityId', 'required when the key can reach more than one business');
+}
+
+/**
+ * For a single row found by id: visible only when it lives in a business the key can reach;
+ * otherwise it answers exactly like a row that does not exist.
+ */
+export function assertRowReachable(principal: Principal, rowBusiness: Business | undefined, what: string): asserts rowBusiness is Business {
+  if (!rowBusiness || rowBusiness.accountId !== principal.account.id) throw notFound(what);
+  if (principal.businessIds && !principal.businessIds.includes(rowBusiness.id)) throw notFound(what);
+}

@@ -1,0 +1,38 @@
+import { authenticateKey } from '../books/keys.js';
+import { RATE_WINDOW_SECONDS } from '../books/plans.js';
+import { ApiError } from '../errors.js';
+import type { AppMiddleware, Services } from './context.js';
+
+/** Failed authentications allowed per source address per window before rate_limited. */
+export const AUTH_FAILURES_PER_WINDOW = 300;
+
+const INVALID_KEY_MESSAGE = 'The API key is missing, malformed, revoked or expired, or the account has no API access.';
+
+/**
+ * `Authorization: Bearer <key>` is the only way in; cookies are never read. Every kind of
+ * failure answers the identical invalid_key body, and failures are counted per source
+ * address: past the budget the answer is rate_limited instead. Working keys are never counted.
+ */
+export function authenticate(services: Services): AppMiddleware {
+  return async (ctx, next) => {
+    const presented = bearerToken(ctx.get('authorization'));
+    const principal = presented === null ? null : authenticateKey(services.db, services.clock, presented);
+    if (!principal) {
+      const usage = await services.counters.authFailures.count(ctx.ip || 'unknown');
+      if (usage.used > AUTH_FAILURES_PER_WINDOW) {
+        const retryAfter = Math.max(1, Math.ceil((usage.msBeforeReset || RATE_WINDOW_SECONDS * 1000) / 1000));
+        throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait and retry.', {
+          'retry-after': String(retryAfter),
+        });
+      }
+      throw new ApiError('invalid_key', INVALID_KEY_MESSAGE);
+    }
+    ctx.state.principal = principal;
+    await next();
+  };
+}
+
+function bearerToken(header: string): string | null {
+  const match = /^Bearer ([!-~]{1,200})$/.exec(header);
+  return match?.[1] ?? null;
+}

@@ -1,0 +1,35 @@
+import type { ParameterizedContext, Next } from 'koa';
+import type { Principal } from '../books/keys.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/connection.js';
+import type { Logger } from '../log.js';
+import type { RequestCounter } from './rate-limit.js';
+
+/** Everything a request may use; built once in app.ts. */
+export interface Services {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  counters: {
+    reads: RequestCounter;
+    writes: RequestCounter;
+    authFailures: RequestCounter;
+  };
+}
+
+export interface RequestState {
+  requestId: string;
+  /** Set by the auth step; every /api/v1 route runs after it. */
+  principal?: Principal;
+}
+
+export type AppContext = ParameterizedContext<RequestState>;
+export type AppMiddleware = (ctx: AppContext, next: Next) => Promise<void>;
+
+export function principalOf(ctx: AppContext): Principal {
+  const principal = ctx.state.principal;
+  if (!principal) throw new Error('principalOf: no principal; the auth step did not run');
+  return principal;
+}

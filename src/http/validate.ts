@@ -1,0 +1,122 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ApiError, validationFailed } from '../errors.js';
+
+// ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
+type AddFormats = typeof addFormatsModule.default;
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+/** Where a value came from: its fields are named bare (body and query) in messages. */
+export type Source = 'body' | 'query' | 'path';
+
+const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, validateFormats: true });
+addFormats(ajv, ['date', 'uuid', 'email']);
+ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
+
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+function validatorFor(schema: TSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Compiles every schema up front, so a broken schema stops start-up rather than a request. */
+export function precompile(schema: TSchema): void {
+  validatorFor(schema);
+}
+
+/**
+ * Checks `value` against `schema`; on failure throws validation_failed whose message starts
+ * with the failing field path (e.g. `lines.0.quantity: ...`). Unknown fields are listed by name.
+ */
+export function validate<T>(schema: TSchema, value: unknown, source: Source): T {
+  const check = validatorFor(schema);
+  if (check(value)) return value as T;
+  throw errorFrom(check.errors ?? [], source);
+}
+
+function errorFrom(errors: ErrorObject[], source: Source): ApiError {
+  const unknown = errors.filter((e) => e.keyword === 'additionalProperties');
+  if (unknown.length > 0) {
+    const names = unknown.map((e) => joinPath(e.instancePath, String(e.params.additionalProperty)));
+    const unique = [...new Set(names)];
+    return validationFailed(unique.join(', '), unique.length === 1 ? 'is not a recognized field' : 'are not recognized fields');
+  }
+  const first = mostUseful(errors);
+  if (!first) return validationFailed(source, 'is not valid');
+  if (first.keyword === 'required') {
+    return validationFailed(joinPath(first.instancePath, String(first.params.missingProperty)), 'is required');
+  }
+  const path = joinPath(first.instancePath) || source;
+  return validationFailed(path, describe(first));
+}
+
+/** Prefer an error about a concrete field over the union bookkeeping ajv adds around it. */
+function mostUseful(errors: ErrorObject[]): ErrorObject | undefined {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf');
+  if (anyOf) {
+    const literals = errors.filter((e) => e.keyword === 'const' && e.instancePath === anyOf.instancePath);
+    if (literals.length > 0) {
+      const allowed = literals.map((e) => String(e.params.allowedValue));
+      return { ...anyOf, keyword: 'enum', params: { allowedValues: allowed } };
+    }
+  }
+  return errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'if') ?? errors[0];
+}
+
+function describe(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${article(String(params.type))}`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
+    case 'minLength':
+      return Number(params.limit) === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters`;
+    case 'pattern':
+      return typeof error.parentSchema?.['x-error'] === 'string' ? error.parentSchema['x-error'] : 'has an invalid format';
+    case 'format':
+      return FORMAT_MESSAGES[String(params.format)] ?? `must be a valid ${String(params.format)}`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(params.allowedValue)}`;
+    case 'minimum':
+      return `must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(params.limit)}`;
+    case 'minItems':
+      return `must have at least ${String(params.limit)} item${Number(params.limit) === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `must have at most ${String(params.limit)} items`;
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  date: 'must be a date YYYY-MM-DD',
+  uuid: 'must be a UUID',
+  email: 'must be an email address',
+};
+
+function article(type: string): string {
+  if (type === 'object') return 'a JSON object';
+  if (type === 'array') return 'an array';
+  if (type === 'integer') return 'an integer';
+  return `a ${type}`;
+}
+
+/** `/lines/0/quantity` + `foo` -> `lines.0.quantity.foo` (JSON Pointer unescaped). */
+function joinPath(instancePath: string, ...more: string[]): string {
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return [...parts, ...more].join('.');
+}

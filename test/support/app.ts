@@ -1,0 +1,94 @@
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type FixedClock, fixedClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/connection.js';
+import { createLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, or undefined when the body was empty or not JSON. */
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON.stringify(body). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  db: Db;
+  clock: FixedClock;
+  dbPath: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  get(path: string, key?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
+  post(path: string, key: string | null, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real app on a free loopback port over a fresh SQLite file, with a fixed clock.
+ * Requests go over real HTTP (node:http, so tests control every header and byte).
+ */
+export async function startTestApp(at = '2026-03-15T12:00:00.000Z'): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'daybook-api-'));
+  const dbPath = join(dir, 'books.sqlite');
+  const clock = fixedClock(at);
+  const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal' });
+  const server = await startServer(config, { clock, log: createLogger('silent') });
+  const request = (method: string, path: string, options: RequestOptions = {}) => sendRequest(server.url, method, path, options);
+  return {
+    url: server.url,
+    db: server.db,
+    clock,
+    dbPath,
+    request,
+    get: (path, key, headers) => request('GET', path, { key, headers }),
+    post: (path, key, body, headers) => request('POST', path, { key, body, headers }),
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function sendRequest(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let payload: string | Buffer | undefined = options.rawBody;
+  if (payload === undefined && options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  }
+  if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length' || h.toLowerCase() === 'transfer-encoding')) {
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
