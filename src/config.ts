@@ -57,7 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = {} as Record<keyof Config, unknown>;
   for (const [name, setting] of Object.entries(SETTINGS) as [keyof Config, (typeof SETTINGS)[keyof Config]][]) {
     const fromEnv = env[setting.env];
-    const source = fromEnv !== undefined ? setting.env : `config/default.json "${name}"`;
+    // Name where the bad value came from: a caller's override (e.g. --port), the env, or the file.
+    const source = name in overrides ? `override "${name}"` : fromEnv !== undefined ? setting.env : `config/default.json "${name}"`;
     const raw = name in overrides ? overrides[name] : fromEnv !== undefined ? fromEnv : defaults[name];
     try {
       config[name] = setting.parse(raw);

@@ -46,6 +46,7 @@ export function parseCents(text: string): bigint {
 /** Parses a signed digit string, as report figures are written ("-123"). */
 export function parseSignedCents(text: string): bigint {
   if (typeof text !== 'string' || !SIGNED_DIGITS.test(text)) throw new MoneyError('must be a string of digits, optionally signed');
+  if (text.replace('-', '').length > MAX_CENTS_DIGITS) throw new MoneyError(`must have at most ${MAX_CENTS_DIGITS} digits`);
   return BigInt(text);
 }
 

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
+import { releaseAbandonedClaims } from './books/idempotency.js';
 import { createLogger, type Logger } from './log.js';
 
 export interface RunningServer {
@@ -27,6 +28,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.log ?? createLogger(config.logLevel);
   await migrateLatest(config.db);
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
+  const released = releaseAbandonedClaims(db);
+  if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
   const app = buildApp({ db, clock, config, log });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve, reject) => {

@@ -100,6 +100,8 @@ export const statements: string[] = [
   ) STRICT`,
   `CREATE INDEX journal_entries_business_date ON journal_entries(business_id, entry_date)`,
   `CREATE INDEX journal_entries_source ON journal_entries(source_type, source_id)`,
+  // An entry is reversed at most once.
+  `CREATE UNIQUE INDEX journal_entries_reversal ON journal_entries(reverses_entry_id) WHERE reverses_entry_id IS NOT NULL`,
 
   `CREATE TABLE journal_lines (
     id INTEGER PRIMARY KEY,

@@ -176,9 +176,11 @@ function assertAccountsPostable(db: Db, draft: JournalEntryDraft): void {
  * one (a savepoint), so a command can post, audit and store its result in one commit.
  */
 export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntryDraft): JournalEntry {
-  assertDraftBalanced(draft);
+  if (!isIsoDate(draft.date)) throw new PostingError('bad_date', `date: ${draft.date} is not a date YYYY-MM-DD`);
   return inTransaction(db, () => {
+    // Billing and period locks first: they are what a caller can act on.
     assertPostingAllowed(db, draft.businessId, draft.date);
+    assertDraftBalanced(draft);
     assertAccountsPostable(db, draft);
     const id = newId();
     run(
@@ -221,6 +223,8 @@ export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntr
 /** A correction: a new entry with every line's direction swapped, dated `date`. */
 export function reverseEntry(db: Db, clock: Clock, actor: Actor, entryId: string, date: string, memo?: string): JournalEntry {
   const original = getEntry(db, entryId);
+  const earlier = one<{ id: string }>(db, 'SELECT id FROM journal_entries WHERE reverses_entry_id = ?', entryId);
+  if (earlier) throw new ApiError('conflict', `entry ${entryId} was already reversed by entry ${earlier.id}`);
   return postEntry(db, clock, actor, {
     businessId: original.businessId,
     date,

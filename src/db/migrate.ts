@@ -24,6 +24,7 @@ export async function migrateLatest(path: string): Promise<MigrateResult> {
       afterCreate: (conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
         conn.pragma('journal_mode = WAL');
         conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
         conn.pragma('synchronous = FULL');
         done(null, conn);
       },

@@ -1,0 +1,158 @@
+import { expect } from 'chai';
+import { CONFIG_ENV_NAMES, ConfigError, loadConfig, loadDefaults } from '../../src/config.js';
+
+/** Loads with exactly `env` (never the process environment) and returns the ConfigError it throws. */
+function configErrorFor(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  expect.fail(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('configuration', () => {
+  it('loads config/default.json when no environment variable is set', () => {
+    expect(loadConfig({})).to.deep.equal({
+      db: './data/daybook.sqlite',
+      port: 3000,
+      host: '127.0.0.1',
+      siteUrl: 'http://localhost:3000',
+      smtpUrl: null,
+      mailFrom: 'Daybook <billing@localhost>',
+      fxProvider: 'frankfurter',
+      fxProviderUrl: 'https://api.frankfurter.app',
+      sqliteSynchronous: 'full',
+      backupDir: './data/backups',
+      reviewConfidence: 0.9,
+      logLevel: 'info',
+    });
+  });
+
+  it('documents one environment variable per setting', () => {
+    expect(CONFIG_ENV_NAMES).to.have.members([
+      'DAYBOOK_DB',
+      'PORT',
+      'HOST',
+      'DAYBOOK_SITE_URL',
+      'DAYBOOK_SMTP_URL',
+      'DAYBOOK_MAIL_FROM',
+      'DAYBOOK_FX_PROVIDER',
+      'DAYBOOK_FX_PROVIDER_URL',
+      'DAYBOOK_SQLITE_SYNCHRONOUS',
+      'DAYBOOK_BACKUP_DIR',
+      'DAYBOOK_REVIEW_CONFIDENCE',
+      'DAYBOOK_LOG_LEVEL',
+    ]);
+    expect(Object.keys(loadDefaults())).to.have.lengthOf(CONFIG_ENV_NAMES.length);
+  });
+
+  describe('environment overrides', () => {
+    const overrides: [string, string, string, unknown][] = [
+      ['DAYBOOK_DB', '/var/lib/daybook/books.sqlite', 'db', '/var/lib/daybook/books.sqlite'],
+      ['PORT', '8080', 'port', 8080],
+      ['PORT', '0', 'port', 0],
+      ['PORT', '65535', 'port', 65535],
+      ['HOST', '0.0.0.0', 'host', '0.0.0.0'],
+      ['DAYBOOK_SITE_URL', 'https://books.example.com', 'siteUrl', 'https://books.example.com'],
+      ['DAYBOOK_SITE_URL', 'https://books.example.com/daybook//', 'siteUrl', 'https://books.example.com/daybook'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587', 'smtpUrl', 'smtp://mail.example.com:587'],
+      ['DAYBOOK_SMTP_URL', 'smtps://user:pw@mail.example.com:465', 'smtpUrl', 'smtps://user:pw@mail.example.com:465'],
+      ['DAYBOOK_SMTP_URL', '', 'smtpUrl', null],
+      ['DAYBOOK_MAIL_FROM', 'Books <books@example.com>', 'mailFrom', 'Books <books@example.com>'],
+      ['DAYBOOK_FX_PROVIDER', 'ecb', 'fxProvider', 'ecb'],
+      ['DAYBOOK_FX_PROVIDER_URL', 'http://127.0.0.1:9999/rates', 'fxProviderUrl', 'http://127.0.0.1:9999/rates'],
+      ['DAYBOOK_SQLITE_SYNCHRONOUS', 'normal', 'sqliteSynchronous', 'normal'],
+      ['DAYBOOK_SQLITE_SYNCHRONOUS', 'full', 'sqliteSynchronous', 'full'],
+      ['DAYBOOK_BACKUP_DIR', '/backups', 'backupDir', '/backups'],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '0.75', 'reviewConfidence', 0.75],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '0', 'reviewConfidence', 0],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '1', 'reviewConfidence', 1],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '1.0', 'reviewConfidence', 1],
+      ['DAYBOOK_LOG_LEVEL', 'silent', 'logLevel', 'silent'],
+      ['DAYBOOK_LOG_LEVEL', 'debug', 'logLevel', 'debug'],
+    ];
+    for (const [env, value, key, expected] of overrides) {
+      it(`${env}=${JSON.stringify(value)} sets ${key}`, () => {
+        const config = loadConfig({ [env]: value }) as unknown as Record<string, unknown>;
+        expect(config[key]).to.deep.equal(expected);
+        // Every other setting keeps its default.
+        const defaults = loadConfig({}) as unknown as Record<string, unknown>;
+        for (const other of Object.keys(defaults).filter((k) => k !== key)) expect(config[other], other).to.deep.equal(defaults[other]);
+      });
+    }
+
+    it('takes explicit overrides over the environment', () => {
+      expect(loadConfig({ PORT: '8080' }, { port: 9090 }).port).to.equal(9090);
+    });
+
+    it('ignores variables it does not know', () => {
+      expect(loadConfig({ DAYBOOK_UNKNOWN: 'x', NODE_ENV: 'test' })).to.deep.equal(loadConfig({}));
+    });
+  });
+
+  describe('a bad value stops start-up with one line naming the setting', () => {
+    const bad: [string, string][] = [
+      ['PORT', 'abc'],
+      ['PORT', '65536'],
+      ['PORT', '-1'],
+      ['PORT', '80.5'],
+      ['PORT', ''],
+      ['HOST', ''],
+      ['HOST', '   '],
+      ['DAYBOOK_DB', ''],
+      ['DAYBOOK_SITE_URL', 'localhost:3000'],
+      ['DAYBOOK_SITE_URL', 'ftp://example.com'],
+      ['DAYBOOK_SMTP_URL', 'http://mail.example.com'],
+      ['DAYBOOK_SMTP_URL', 'mail.example.com:587'],
+      ['DAYBOOK_MAIL_FROM', ''],
+      ['DAYBOOK_FX_PROVIDER', 'openexchangerates'],
+      ['DAYBOOK_FX_PROVIDER_URL', 'not a url'],
+      ['DAYBOOK_SQLITE_SYNCHRONOUS', 'off'],
+      ['DAYBOOK_SQLITE_SYNCHRONOUS', 'FULL'],
+      ['DAYBOOK_BACKUP_DIR', ''],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '2'],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '1.5'],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '-0.1'],
+      ['DAYBOOK_REVIEW_CONFIDENCE', '.9'],
+      ['DAYBOOK_REVIEW_CONFIDENCE', 'high'],
+      ['DAYBOOK_LOG_LEVEL', 'verbose'],
+    ];
+    for (const [env, value] of bad) {
+      it(`refuses ${env}=${JSON.stringify(value)}`, () => {
+        const error = configErrorFor({ [env]: value });
+        expect(error.name).to.equal('ConfigError');
+        expect(error.message.startsWith(`${env}: `), error.message).to.equal(true);
+        expect(error.message).to.include(JSON.stringify(value));
+        expect(error.message).to.not.match(/[\r\n]/);
+      });
+    }
+
+    it('keeps the line single even when the value holds a newline', () => {
+      const error = configErrorFor({ PORT: '80\n81' });
+      expect(error.message).to.equal('PORT: must be a port number from 0 to 65535 (got "80\\n81")');
+    });
+
+    it('names a caller’s override, not the env variable it shadows, when the override is bad', () => {
+      let caught: unknown;
+      try {
+        loadConfig({ DAYBOOK_DB: '/fine.sqlite' }, { db: '' });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).to.be.instanceOf(ConfigError);
+      expect((caught as ConfigError).message).to.equal('override "db": must be a non-empty string (got "")');
+    });
+
+    it('says what the value must be', () => {
+      expect(configErrorFor({ PORT: 'abc' }).message).to.equal('PORT: must be a port number from 0 to 65535 (got "abc")');
+      expect(configErrorFor({ DAYBOOK_SQLITE_SYNCHRONOUS: 'off' }).message).to.equal(
+        'DAYBOOK_SQLITE_SYNCHRONOUS: must be one of full, normal (got "off")',
+      );
+      expect(configErrorFor({ DAYBOOK_REVIEW_CONFIDENCE: '2' }).message).to.equal(
+        'DAYBOOK_REVIEW_CONFIDENCE: must be a number from 0 to 1 (got "2")',
+      );
+    });
+  });
+});
