@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { type Account, createAccount, type RateLimitSetting, updateAccount, type UpdateAccountInput } from '../books/accounts.js';
+import { CLI_ACTOR } from '../books/audit.js';
+import { PLANS, type Plan } from '../books/plans.js';
+import { choiceOption, id, name, planOption, rateLimit } from './args.js';
+import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { UsageError } from './errors.js';
+
+export function describeRateLimit(setting: RateLimitSetting): string {
+  switch (setting.mode) {
+    case 'plan':
+      return 'plan budgets';
+    case 'off':
+      return 'off';
+    case 'custom':
+      return `${setting.readsPerWindow} reads / ${setting.writesPerWindow} writes per 10 minutes`;
+  }
+}
+
+function describeAccount(account: Account): string {
+  return [
+    `plan ${account.plan} (up to ${PLANS[account.plan].activeKeys} active keys)`,
+    `billing ${account.billingState}`,
+    `API access ${account.apiAccess ? 'on' : 'off'}`,
+    `rate limit ${describeRateLimit(account.rateLimit)}`,
+  ].join(', ');
+}
+
+function printAccount(context: CommandContext, verb: string, account: Account): void {
+  context.out.result({ ...account }, [`Account ${verb}: ${account.name}`, `id: ${account.id}`, describeAccount(account)]);
+}
+
+interface CreateOptions {
+  name: string;
+  plan?: Plan;
+}
+
+async function create(options: CreateOptions, context: CommandContext): Promise<void> {
+  const account = await withBooks(context, (db) =>
+    createAccount(db, context.io.clock, CLI_ACTOR, { name: options.name, plan: options.plan ?? 'small' }),
+  );
+  printAccount(context, 'created', account);
+}
+
+interface SetOptions {
+  id: string;
+  billing?: 'active' | 'past_due';
+  apiAccess?: 'on' | 'off';
+  plan?: Plan;
+  rateLimit?: RateLimitSetting;
+}
+
+function changesFrom(options: SetOptions): UpdateAccountInput {
+  const changes: UpdateAccountInput = {};
+  if (options.billing !== undefined) changes.billingState = options.billing;
+  if (options.apiAccess !== undefined) changes.apiAccess = options.apiAccess === 'on';
+  if (options.plan !== undefined) changes.plan = options.plan;
+  if (options.rateLimit !== undefined) changes.rateLimit = options.rateLimit;
+  return changes;
+}
+
+async function set(options: SetOptions, context: CommandContext): Promise<void> {
+  const changes = changesFrom(options);
+  if (Object.keys(changes).length === 0) {
+    throw new UsageError('account set: nothing to change; give --billing, --api-access, --plan or --rate-limit');
+  }
+  const account = await withBooks(context, (db) => updateAccount(db, context.io.clock, CLI_ACTOR, options.id, changes));
+  printAccount(context, 'updated', account);
+}
+
+export function registerAccountCommands(program: Command, io: CliIo): void {
+  const group = program.command('account').description('create and change accounts (the firms hosted here)');
+  group
+    .command('create')
+    .description('create an account')
+    .requiredOption('--name <name>', 'account name', name)
+    .addOption(planOption().default('small'))
+    .action(action(io, create));
+  group
+    .command('set')
+    .description('change an account (at least one change option)')
+    .requiredOption('--id <id>', 'account id', id)
+    .addOption(choiceOption('--billing <state>', 'billing state; past_due makes the books read only', ['active', 'past_due']))
+    .addOption(choiceOption('--api-access <on|off>', 'whether the account\'s keys work at all', ['on', 'off']))
+    .addOption(planOption())
+    .option('--rate-limit <READS/WRITES|plan|off>', 'per-key budgets per 10-minute window, the plan\'s, or none', rateLimit)
+    .action(action(io, set));
+}

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { type Clock, systemClock } from '../clock.js';
+import { loadDefaults } from '../config.js';
+import { type Db, openDb } from '../db/connection.js';
+import { migrateLatest, type MigrateResult } from '../db/migrate.js';
+import { createOutput, type Output } from './output.js';
+
+/** Everything the CLI touches outside itself, so tests can run it in-process. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  /** Ends `serve` / `demo` like SIGTERM does (tests use it; signals still work). */
+  stop?: AbortSignal;
+}
+
+export function defaultIo(overrides: Partial<CliIo> = {}): CliIo {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+    clock: systemClock,
+    ...overrides,
+  };
+}
+
+/** Options every command accepts (declared on the program). */
+export interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+}
+
+/** What a command's handler gets besides its own options. */
+export interface CommandContext {
+  io: CliIo;
+  out: Output;
+  globals: GlobalOptions;
+}
+
+/** The books file: --db, else DAYBOOK_DB, else config/default.json's `db`. */
+export function resolveDbPath(globals: GlobalOptions, env: NodeJS.ProcessEnv): string {
+  if (globals.db) return globals.db;
+  if (env.DAYBOOK_DB) return env.DAYBOOK_DB;
+  return String(loadDefaults().db ?? './data/daybook.sqlite');
+}
+
+/** Wraps a handler as a commander action: commander passes (options, command) last. */
+export function action<O>(io: CliIo, handler: (options: O, context: CommandContext) => unknown) {
+  return async (...args: unknown[]): Promise<void> => {
+    const command = args[args.length - 1] as Command;
+    const globals = command.optsWithGlobals<GlobalOptions>();
+    await handler(command.opts() as O, { io, out: createOutput(io, globals.json === true), globals });
+  };
+}
+
+/**
+ * Brings the books file up to the latest schema, creating it when missing. The file is opened
+ * first so a bad path fails with one clean error (knex would log its own stack trace).
+ */
+export function migrateBooks(path: string): Promise<MigrateResult> {
+  openDb(path).close();
+  return migrateLatest(path);
+}
+
+/** Migrates the books file at `path` (so a fresh file just works), opens it, runs `work`, closes it. */
+export async function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<T> {
+  await migrateBooks(path);
+  const db = openDb(path);
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** withBooksAt the file chosen by --db / DAYBOOK_DB / config. */
+export function withBooks<T>(context: CommandContext, work: (db: Db) => T): Promise<T> {
+  return withBooksAt(resolveDbPath(context.globals, context.io.env), work);
+}

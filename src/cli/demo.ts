@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
+import { loadConfig } from '../config.js';
+import { portNumber } from './args.js';
+import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
+import { UsageError } from './errors.js';
+import { serveUntilStopped } from './serve.js';
+
+/** Demo books live in their own file, recreated on every run; never the real books. */
+export const DEMO_DB_PATH = './data/demo.sqlite';
+export const DEMO_HOST = '127.0.0.1';
+export const DEMO_PORT = 3000;
+
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/**
+ * Without --db: ./data/demo.sqlite, deleted first so the books are fresh. With --db: the file
+ * must not hold anything yet, so `demo` can never write demo books into real ones.
+ */
+function freshDemoPath(dbOption: string | undefined): string {
+  if (dbOption === undefined) {
+    removeDatabaseFiles(DEMO_DB_PATH);
+    return DEMO_DB_PATH;
+  }
+  if (existsSync(dbOption) && statSync(dbOption).size > 0) {
+    throw new UsageError(`demo: ${dbOption} already exists; give a new file, or omit --db to use ${DEMO_DB_PATH} (recreated each run)`);
+  }
+  return dbOption;
+}
+
+function printDemo(context: CommandContext, demo: DemoBooks, url: string): void {
+  const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.accountId, businesses: demo.businesses, curl }, [
+    `Demo books for ${demo.accountName} (account ${demo.accountId}):`,
+    ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
+    `API key (read-write, all businesses; id ${demo.keyId}):`,
+    demo.key,
+    `Daybook is listening on ${url}`,
+    'Try:',
+    curl,
+  ]);
+}
+
+async function demo(options: { port?: number }, context: CommandContext): Promise<void> {
+  const path = freshDemoPath(context.globals.db);
+  const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock));
+  const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port: options.port ?? DEMO_PORT });
+  await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url));
+}
+
+export function registerDemoCommand(program: Command, io: CliIo): void {
+  program
+    .command('demo')
+    .description(`fresh demo books (${DEMO_DB_PATH} unless --db), a printed key, then serve on ${DEMO_HOST}`)
+    .option('--port <n>', `port, 0 to 65535; 0 picks a free one (default: ${DEMO_PORT})`, portNumber)
+    .action(action(io, demo));
+}

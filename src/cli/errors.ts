@@ -1,0 +1,51 @@
+import { CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { ApiError } from '../errors.js';
+
+/** Exit codes of the `daybook` command. */
+export const EXIT_OK = 0;
+export const EXIT_UNEXPECTED = 1;
+export const EXIT_BAD_ARGUMENTS = 2;
+
+/** A command was called wrongly in a way commander cannot see (e.g. `account set` with no change). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Commander's own messages start with "error: "; ours carry the `daybook:` prefix instead. */
+function commanderMessage(error: CommanderError, helpOnError: string): string {
+  if (error.code === 'commander.help') {
+    const usage = /^Usage: (.+)$/m.exec(helpOnError)?.[1];
+    return usage ? `missing command (usage: ${usage}; add --help for the list)` : 'missing command (see daybook --help)';
+  }
+  return error.message.replace(/^error: /, '');
+}
+
+function isBadArguments(error: unknown): boolean {
+  return error instanceof CommanderError || error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+export interface Failure {
+  exitCode: number;
+  /** The single stderr line, or null when nothing more should be said (help was shown). */
+  line: string | null;
+}
+
+/**
+ * Turns anything a command threw into an exit code and one stderr line. Bad arguments
+ * (commander's checks, our own, and any ApiError from books) exit 2; anything else is a bug
+ * or an environment failure and exits 1. Never a stack trace.
+ */
+export function describeFailure(error: unknown, helpOnError = ''): Failure {
+  if (error instanceof CommanderError && error.exitCode === EXIT_OK) return { exitCode: EXIT_OK, line: null };
+  if (isBadArguments(error)) {
+    const message = error instanceof CommanderError ? commanderMessage(error, helpOnError) : (error as Error).message;
+    return { exitCode: EXIT_BAD_ARGUMENTS, line: `daybook: ${oneLine(message)}` };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { exitCode: EXIT_UNEXPECTED, line: `daybook: unexpected error: ${oneLine(message)}` };
+}

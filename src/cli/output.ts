@@ -1,0 +1,47 @@
+import type { CliIo } from './context.js';
+
+/**
+ * How a command reports: exactly one result per run, either as human lines or (with --json)
+ * as one JSON object on stdout. Warnings and progress go to stderr in both modes, so stdout
+ * stays parseable.
+ */
+export interface Output {
+  readonly json: boolean;
+  result(data: Record<string, unknown>, humanLines: string[]): void;
+  warn(message: string): void;
+  note(message: string): void;
+}
+
+/** bigint never reaches JSON.stringify as a number: it becomes a digit string. */
+function jsonReplacer(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+export function createOutput(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean): Output {
+  let printed = false;
+  return {
+    json,
+    result(data, humanLines) {
+      if (printed) throw new Error('output: a command printed two results');
+      printed = true;
+      io.stdout(json ? `${JSON.stringify(data, jsonReplacer)}\n` : humanLines.map((line) => `${line}\n`).join(''));
+    },
+    warn(message) {
+      io.stderr(`daybook: warning: ${message}\n`);
+    },
+    note(message) {
+      io.stderr(`daybook: ${message}\n`);
+    },
+  };
+}
+
+/** Left-aligned columns separated by two spaces; every row has the headers' width. */
+export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const format = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [format(headers), ...rows.map(format)];
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { setRate } from '../books/fx.js';
+import { choiceOption, FOREIGN_CURRENCIES, isoDate } from './args.js';
+import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+
+interface SetOptions {
+  currency: string;
+  date: string;
+  usdPerUnit: string;
+}
+
+async function set(options: SetOptions, context: CommandContext): Promise<void> {
+  const rate = await withBooks(context, (db) =>
+    setRate(db, context.io.clock, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
+  );
+  context.out.result({ ...rate }, [`Rate set: 1 ${rate.currency} = ${rate.usdPerUnit} USD on ${rate.date} (${rate.source})`]);
+}
+
+export function registerRateCommands(program: Command, io: CliIo): void {
+  const group = program.command('rate').description('exchange rates set by hand');
+  group
+    .command('set')
+    .description('store (or replace) the USD value of one unit of a currency on a date')
+    .addOption(choiceOption('--currency <code>', 'foreign currency', FOREIGN_CURRENCIES).makeOptionMandatory())
+    .requiredOption('--date <YYYY-MM-DD>', 'the date the rate applies from', isoDate)
+    .requiredOption('--usd-per-unit <rate>', 'USD per unit, a decimal with at most 10 places (e.g. 1.085)')
+    .action(action(io, set));
+}

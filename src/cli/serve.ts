@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { type Config, loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import type { RunningServer } from '../server.js';
+import { portNumber } from './args.js';
+import { action, type CliIo, type CommandContext, migrateBooks } from './context.js';
+
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/** A second signal during shutdown exits at once, with the shell's 128 + signal number. */
+const EXIT_ON_SECOND_SIGNAL: Record<(typeof SHUTDOWN_SIGNALS)[number], number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** Migrates (with a clean error for a bad file), then starts the API. */
+async function startServer(config: Config, io: CliIo): Promise<RunningServer> {
+  await migrateBooks(config.db);
+  // Loaded on demand, so the admin commands do not load Koa and the job pool.
+  const server = await import('../server.js');
+  // Logs go to stderr: stdout carries only the command's result (one object with --json).
+  const log = createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
+  return server.startServer(config, { clock: io.clock, log });
+}
+
+interface StopWatch {
+  /** Resolves with what asked to stop: a signal name, or "stop requested" (io.stop). */
+  stopped: Promise<string>;
+  dispose(): void;
+}
+
+/** The first SIGINT/SIGTERM (or io.stop) asks for a graceful stop; a second signal exits now. */
+function watchForStop(io: CliIo): StopWatch {
+  let stopping = false;
+  let resolveStop: (reason: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => (resolveStop = resolve));
+  const onSignal = (signal: (typeof SHUTDOWN_SIGNALS)[number]) => {
+    if (stopping) {
+      io.stderr(`daybook: ${signal} again: exiting without waiting\n`);
+      process.exit(EXIT_ON_SECOND_SIGNAL[signal]);
+    }
+    stopping = true;
+    resolveStop(signal);
+  };
+  const onAbort = () => {
+    stopping = true;
+    resolveStop('stop requested');
+  };
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
+  io.stop?.addEventListener('abort', onAbort, { once: true });
+  if (io.stop?.aborted) onAbort();
+  return {
+    stopped,
+    dispose() {
+      for (const signal of SHUTDOWN_SIGNALS) process.off(signal, onSignal);
+      io.stop?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** Starts the API, lets `announce` print the result, serves until asked to stop, closes. */
+export async function serveUntilStopped(context: CommandContext, config: Config, announce: (server: RunningServer) => void): Promise<void> {
+  const server = await startServer(config, context.io);
+  const watch = watchForStop(context.io);
+  try {
+    announce(server);
+    context.out.note('serving; press Ctrl+C to stop');
+    const reason = await watch.stopped;
+    context.out.note(`${reason}: shutting down`);
+  } finally {
+    await server.close();
+    watch.dispose();
+  }
+}
+
+/** Only the settings given on the command line override env and config/default.json. */
+export function definedOnly(overrides: Partial<Config>): Partial<Config> {
+  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as Partial<Config>;
+}
+
+async function serve(options: { port?: number; host?: string }, context: CommandContext): Promise<void> {
+  const config = loadConfig(context.io.env, definedOnly({ db: context.globals.db, port: options.port, host: options.host }));
+  await serveUntilStopped(context, config, (server) =>
+    context.out.result({ url: server.url, port: server.port, host: server.host, db: config.db }, [
+      `Daybook is listening on ${server.url} (books: ${config.db})`,
+    ]),
+  );
+}
+
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('serve the API and run the jobs until SIGINT/SIGTERM (migrates first)')
+    .option('--port <n>', 'port, 0 to 65535; 0 picks a free one (default: PORT, else config)', portNumber)
+    .option('--host <host>', 'address to listen on (default: HOST, else config)')
+    .action(action(io, serve));
+}

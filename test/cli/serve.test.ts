@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { CliHarness, expectOk, parseOneObject, waitFor } from './support.js';
+
+interface DemoOutput {
+  url: string;
+  key: string;
+  keyId: string;
+  accountId: string;
+  businesses: { id: string; name: string }[];
+  curl: string;
+}
+
+async function getBusinesses(url: string, key: string): Promise<{ status: number; body: { accountName?: string; businesses?: { id: string; name: string }[] } }> {
+  const response = await fetch(`${url}/api/v1/businesses`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: response.status, body: (await response.json()) as { businesses?: { id: string; name: string }[] } };
+}
+
+describe('daybook serve and demo', function () {
+  this.timeout(30_000);
+  let cli: CliHarness;
+  beforeEach(() => (cli = new CliHarness()));
+  afterEach(() => cli.cleanup());
+
+  it('demo --port 0 --json seeds fresh books, serves them with the printed key, and stops cleanly', async () => {
+    const stop = new AbortController();
+    const live = cli.start(['--json', 'demo', '--port', '0'], { stop: stop.signal });
+    try {
+      await waitFor(live, () => live.stdout().endsWith('\n'), 'the demo object on stdout');
+      const demo = parseOneObject<DemoOutput>(live.stdout());
+      expect(demo.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(demo.curl).to.equal(`curl -s -H "Authorization: Bearer ${demo.key}" ${demo.url}/api/v1/businesses`);
+      const { status, body } = await getBusinesses(demo.url, demo.key);
+      expect(status).to.equal(200);
+      expect(body.accountName).to.equal('Harbor & Pine Bookkeeping');
+      expect(body.businesses?.map((b) => ({ id: b.id, name: b.name }))).to.deep.equal(demo.businesses);
+    } finally {
+      stop.abort();
+    }
+    const result = await live.done;
+    expectOk(result);
+    expect(result.stderr).to.contain('shutting down');
+  });
+
+  it('demo prints the key, the URL and a working curl line for humans', async () => {
+    const stop = new AbortController();
+    const live = cli.start(['demo', '--port', '0'], { stop: stop.signal });
+    try {
+      await waitFor(live, () => /^curl .*\n$/m.test(live.stdout()), 'the curl line');
+      const key = /^(dbk_\S+)$/m.exec(live.stdout())?.[1];
+      const curl = /^curl -s -H "Authorization: Bearer (\S+)" (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/businesses$/m.exec(live.stdout());
+      expect(curl?.[1]).to.equal(key);
+      expect(live.stdout()).to.contain(`Daybook is listening on ${curl?.[2]}`);
+      expect((await getBusinesses(curl![2]!, key!)).status).to.equal(200);
+    } finally {
+      stop.abort();
+    }
+    expectOk(await live.done);
+  });
+
+  it('serve --port 0 answers with keys made by the CLI and closes on stop', async () => {
+    const accountId = await cli.createAccount();
+    await cli.createBusiness(accountId);
+    const { key } = await cli.createKey(accountId);
+    const stop = new AbortController();
+    const live = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: stop.signal });
+    let url = '';
+    try {
+      await waitFor(live, () => live.stdout().endsWith('\n'), 'the serve object on stdout');
+      const served = parseOneObject<{ url: string; port: number; db: string }>(live.stdout());
+      url = served.url;
+      expect(served.db).to.equal(cli.dbPath);
+      expect((await getBusinesses(url, key)).status).to.equal(200);
+    } finally {
+      stop.abort();
+    }
+    expectOk(await live.done);
+    const afterStop = await fetch(`${url}/api/v1/businesses`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(afterStop).to.equal('refused');
+  });
+});
