@@ -1,27 +1,31 @@
 /**
- * Request-pipeline benchmark: autocannon against the real server on loopback.
- * Compares the bare Koa path (/healthz), an authenticated read with rate limiting off, and
- * the same read counted by the SQLite rate-limit store, so the cost of each step is visible.
+ * Request-pipeline benchmark: autocannon against the real server, which runs in its own
+ * process (bench/fixture-server.ts) on loopback over a fresh SQLite file. It compares the bare
+ * Koa path (/healthz), an authenticated read with rate limiting off, and the same read counted
+ * by the SQLite rate-limit store, so the cost of each step is visible.
  *
- *   npm run bench                 # 5 s per case
- *   BENCH_SECONDS=10 npm run bench
+ *   npm run bench                 # 5 s per case, 10 connections
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 npm run bench
  */
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { updateAccount } from '../src/books/accounts.js';
 import { CLI_ACTOR } from '../src/books/audit.js';
 import { systemClock } from '../src/clock.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
-import { startServer } from '../src/server.js';
-import { createAccount } from '../src/books/accounts.js';
-import { createBusiness } from '../src/books/businesses.js';
-import { createKey } from '../src/books/keys.js';
+import { openDb } from '../src/db/connection.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+interface Fixture {
+  url: string;
+  key: string;
+  accountId: string;
+  db: string;
+  synchronous: string;
+}
 
 interface Case {
   name: string;
@@ -36,33 +40,36 @@ const cases: Case[] = [
   { name: 'GET /api/v1/accounts, counted', path: '/api/v1/accounts', rateLimit: 'counted' },
 ];
 
+async function startFixture() {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fixture-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  return { child, fixture: JSON.parse(line) as Fixture };
+}
+
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'daybook-bench-'));
-  const config = loadConfig(process.env, { db: join(dir, 'bench.sqlite'), port: 0, host: '127.0.0.1', logLevel: 'silent' });
-  const server = await startServer(config, { log: createLogger('silent') });
+  const { child, fixture } = await startFixture();
+  const db = openDb(fixture.db);
   try {
-    const account = createAccount(server.db, systemClock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-    createBusiness(server.db, systemClock, CLI_ACTOR, { accountId: account.id, name: 'Bench Business' });
-    const { key } = createKey(server.db, systemClock, CLI_ACTOR, { accountId: account.id, name: 'bench', access: 'read' });
-    console.log(`node ${process.version}, ${seconds}s per case, ${connections} connections, synchronous=${config.sqliteSynchronous}`);
+    console.log(`node ${process.version}, ${seconds}s per case, ${connections} connections, synchronous=${fixture.synchronous}`);
     for (const benchCase of cases) {
-      updateAccount(server.db, systemClock, CLI_ACTOR, account.id, {
+      updateAccount(db, systemClock, CLI_ACTOR, fixture.accountId, {
         rateLimit: benchCase.rateLimit === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000 },
       });
       const result = await autocannon({
-        url: `${server.url}${benchCase.path}`,
+        url: `${fixture.url}${benchCase.path}`,
         connections,
         duration: seconds,
-        headers: { authorization: `Bearer ${key}` },
+        headers: { authorization: `Bearer ${fixture.key}` },
       });
-      const bad = result.non2xx + result.errors;
+      const failed = result.non2xx + result.errors;
       console.log(
-        `${benchCase.name.padEnd(45)} ${String(Math.round(result.requests.average)).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms${bad ? `  (${bad} failed)` : ''}`,
+        `${benchCase.name.padEnd(45)} ${String(Math.round(result.requests.average)).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms${failed ? `  (${failed} failed)` : ''}`,
       );
     }
   } finally {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    db.close();
+    child.kill('SIGTERM');
+    await once(child, 'exit');
   }
 }
 

@@ -32,8 +32,6 @@ CREATE INDEX ledger_accounts_parent ON ledger_accounts(parent_id);
 
 CREATE INDEX period_locks_business ON period_locks(business_id, locked_through);
 
-CREATE INDEX rate_limits_expire ON rate_limits(expire);
-
 CREATE INDEX review_queue_open ON review_queue_items(business_id, accepted_at);
 
 CREATE INDEX today_signals_open ON today_signals(business_id, closed_at);
@@ -294,12 +292,6 @@ CREATE TABLE period_locks (
     locked_through TEXT NOT NULL CHECK (locked_through GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     created_at TEXT NOT NULL
   ) STRICT;
-
-CREATE TABLE rate_limits (
-    key TEXT PRIMARY KEY,
-    points INTEGER NOT NULL DEFAULT 0,
-    expire INTEGER
-  );
 
 CREATE TABLE review_queue_items (
     id TEXT PRIMARY KEY,

@@ -4,12 +4,12 @@ import compose from 'koa-compose';
 import { operations } from './api/v1/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { type Db, openDb } from './db/connection.js';
+import type { Db } from './db/connection.js';
 import { authenticate } from './http/auth.js';
 import type { AppContext, AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { mountOperations } from './http/operation.js';
-import { RequestCounter } from './http/rate-limit.js';
+import { openCounterStore, RequestCounter } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import type { Logger } from './log.js';
 
@@ -30,8 +30,7 @@ export type DaybookApp = Koa<RequestState> & { services: Services; close(): void
  * checks, idempotency and the handler. Anything unmatched is the JSON 404.
  */
 export function buildApp(options: AppOptions): DaybookApp {
-  // Request counters use their own connection: integers as numbers, no fsync per request.
-  const counterDb = openDb(options.config.db, { synchronous: 'off', bigints: false });
+  const counterDb = openCounterStore(options.config.db);
   const services: Services = {
     ...options,
     counters: {

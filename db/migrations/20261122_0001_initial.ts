@@ -342,14 +342,6 @@ export const statements: string[] = [
   ) STRICT`,
   `CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at)`,
 
-  // Request counters for rate-limiter-flexible's SQLite store (its own column layout).
-  `CREATE TABLE rate_limits (
-    key TEXT PRIMARY KEY,
-    points INTEGER NOT NULL DEFAULT 0,
-    expire INTEGER
-  )`,
-  `CREATE INDEX rate_limits_expire ON rate_limits(expire)`,
-
   // Append-only tables: refuse every UPDATE and DELETE at the database level.
   ...['journal_entries', 'journal_lines', 'audit_log'].flatMap((table) => [
     `CREATE TRIGGER ${table}_no_update BEFORE UPDATE ON ${table}

@@ -1,14 +1,18 @@
 import type { Statement } from 'better-sqlite3';
 import { RateLimiterRes, RateLimiterSQLite } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/connection.js';
+import { type Db, openDb } from '../db/connection.js';
 import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 
 /**
  * Request counters in rate-limiter-flexible's SQLite store, with two changes: time comes from
  * our Clock (so tests step through windows without sleeping), and the statements are
- * prepared once instead of on every request. The counter connection has its own pragmas
- * (synchronous=OFF): a lost count after power loss is harmless, an fsync per GET is not.
+ * prepared once instead of on every request.
+ *
+ * The counters live in their own SQLite file beside the books (`*.counters.sqlite`) with
+ * synchronous=OFF. A separate file matters: a write through another connection to the books
+ * file would empty the books connection's page cache on every request; and a lost count
+ * after power loss is harmless, where an fsync per GET is not.
  */
 
 interface StoreRow {
@@ -24,6 +28,20 @@ interface Statements {
 }
 
 export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/** data/daybook.sqlite -> data/daybook.counters.sqlite; ':memory:' stays in memory. */
+export function counterStorePath(booksPath: string): string {
+  if (booksPath === ':memory:') return booksPath;
+  return booksPath.endsWith('.sqlite') ? `${booksPath.slice(0, -'.sqlite'.length)}.counters.sqlite` : `${booksPath}.counters.sqlite`;
+}
+
+/** Opens (creating when missing) the counter store for the books file at `booksPath`. */
+export function openCounterStore(booksPath: string): Db {
+  const db = openDb(counterStorePath(booksPath), { synchronous: 'off', bigints: false });
+  db.exec(`CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_TABLE}_expire ON ${RATE_LIMIT_TABLE}(expire)`);
+  return db;
+}
 
 /** Large enough that the library never refuses on its own: budgets are compared by the caller. */
 const UNBOUNDED_POINTS = 2 ** 31;
