@@ -8,7 +8,7 @@ import type { Db } from './db/connection.js';
 import { authenticate } from './http/auth.js';
 import type { AppContext, AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
-import { mountOperations } from './http/operation.js';
+import { mountOperations, type Operation } from './http/operation.js';
 import { openCounterStore, RequestCounter } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import type { Logger } from './log.js';
@@ -20,6 +20,8 @@ export interface AppOptions {
   clock: Clock;
   config: Config;
   log: Logger;
+  /** The operations to serve; the published v1 set unless a test mounts its own. */
+  operations?: readonly Operation[];
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -32,7 +34,10 @@ export type DaybookApp = Koa<RequestState> & { services: Services; close(): void
 export function buildApp(options: AppOptions): DaybookApp {
   const counterDb = openCounterStore(options.config.db);
   const services: Services = {
-    ...options,
+    db: options.db,
+    clock: options.clock,
+    config: options.config,
+    log: options.log,
     counters: {
       reads: new RequestCounter(counterDb, options.clock, 'read'),
       writes: new RequestCounter(counterDb, options.clock, 'write'),
@@ -40,21 +45,28 @@ export function buildApp(options: AppOptions): DaybookApp {
     },
   };
 
+  let api: AppMiddleware;
+  try {
+    api = apiPipeline(services, options.operations ?? operations);
+  } catch (error) {
+    counterDb.close();
+    throw error;
+  }
   const app = new Koa<RequestState>({ proxy: false }) as DaybookApp;
   app.silent = true;
   app.use(requestId);
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
-  app.use(routeByPrefix(apiPipeline(services), publicPipeline()));
+  app.use(routeByPrefix(api, publicPipeline()));
 
   app.services = services;
   app.close = () => counterDb.close();
   return app;
 }
 
-function apiPipeline(services: Services): AppMiddleware {
+function apiPipeline(services: Services, served: readonly Operation[]): AppMiddleware {
   const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true });
-  mountOperations(router, services, operations);
+  mountOperations(router, services, served);
   const routes = router.routes() as unknown as AppMiddleware;
   const onlyGetAndPost: AppMiddleware = async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'POST') await routes(ctx, next);

@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
+import type { Operation } from './http/operation.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
@@ -20,6 +23,8 @@ export interface RunningServer {
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
+  /** Tests may serve their own operations through the real pipeline. */
+  operations?: readonly Operation[];
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -30,8 +35,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
   const released = releaseAbandonedClaims(db);
   if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
-  const app = buildApp({ db, clock, config, log });
+  const app = buildApp({ db, clock, config, log, ...(options.operations ? { operations: options.operations } : {}) });
   const server: Server = createServer(app.callback());
+  server.on('clientError', answerMalformedRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -58,4 +64,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       log.info('daybook stopped');
     },
   };
+}
+
+/**
+ * A request Node cannot even parse (a bad Content-Length, both Content-Length and
+ * Transfer-Encoding, oversized headers) still gets the spec's error body and a request id,
+ * not Node's bare 400.
+ */
+function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    error: { code: 'validation_failed', message: 'request: is not a well-formed HTTP/1.1 request', requestId },
+  });
+  socket.end(
+    'HTTP/1.1 422 Unprocessable Entity\r\n' +
+      'content-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
 }

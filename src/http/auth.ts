@@ -32,7 +32,8 @@ export function authenticate(services: Services): AppMiddleware {
   };
 }
 
+/** The auth scheme is case-insensitive (RFC 9110); the key itself is not. */
 function bearerToken(header: string): string | null {
-  const match = /^Bearer ([!-~]{1,200})$/.exec(header);
+  const match = /^bearer ([!-~]{1,200})$/i.exec(header);
   return match?.[1] ?? null;
 }

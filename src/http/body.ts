@@ -29,7 +29,13 @@ export const bodyRules: AppMiddleware = async (ctx, next) => {
   if (!ctx.is('application/json')) throw validationFailed('Content-Type', 'must be application/json when a body is sent');
   const declared = Number(ctx.get('content-length') || '0');
   if (declared > MAX_BODY_BYTES) throw validationFailed('body', `must be at most ${MAX_BODY_BYTES} bytes`);
-  await parseJson(ctx, async () => {});
+  try {
+    await parseJson(ctx, async () => {});
+  } catch (thrown) {
+    // A gzip/deflate/br body that does not decompress is the client's fault, not a 500.
+    if (ctx.get('content-encoding') !== '' && isZlibError(thrown)) throw validationFailed('body', 'could not be decoded as its Content-Encoding says');
+    throw thrown;
+  }
   const body: unknown = ctx.request.body;
   if (body === undefined) ctx.request.body = {};
   else if (!isPlainObject(body)) throw validationFailed('body', 'must be a JSON object');
@@ -42,6 +48,12 @@ function hasBody(ctx: AppContext): boolean {
   if (length === '') return false;
   if (!/^[0-9]+$/.test(length)) throw new ApiError('validation_failed', 'Content-Length: must be a whole number of bytes');
   return Number(length) > 0;
+}
+
+/** zlib stream errors carry a numeric errno and a string code, and no HTTP status. */
+function isZlibError(thrown: unknown): boolean {
+  const error = thrown as { status?: unknown; errno?: unknown; code?: unknown } | null;
+  return typeof error === 'object' && error !== null && error.status === undefined && typeof error.errno === 'number' && typeof error.code === 'string';
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,5 @@
 import { rateBudgets } from '../books/accounts.js';
 import { ApiError } from '../errors.js';
-import { nowUnixSeconds } from '../clock.js';
 import { type AppMiddleware, principalOf, type Services } from './context.js';
 
 export type RequestKind = 'read' | 'write';
@@ -27,7 +26,8 @@ export function rateLimit(services: Services, kind: RequestKind): AppMiddleware 
     }
     ctx.set('ratelimit-limit', String(limit));
     ctx.set('ratelimit-remaining', String(limit - usage.used));
-    ctx.set('ratelimit-reset', String(nowUnixSeconds(services.clock) + secondsToReset));
+    // The first whole Unix second at or after the window's end (never a second before it).
+    ctx.set('ratelimit-reset', String(Math.ceil((services.clock.now().getTime() + usage.msBeforeReset) / 1000)));
     await next();
   };
 }

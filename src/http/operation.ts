@@ -142,7 +142,8 @@ function checkInputs(operation: Operation): AppMiddleware {
 }
 
 function singleValuedQuery(ctx: AppContext): Record<string, string> {
-  const query: Record<string, string> = {};
+  // No prototype: a parameter named __proto__ must stay a field (and be refused), not vanish.
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(ctx.query)) {
     if (Array.isArray(value)) throw validationFailed(name, 'must be given at most once');
     if (value !== undefined) query[name] = value;

@@ -10,7 +10,7 @@ const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFo
 /** Where a value came from: its fields are named bare (body and query) in messages. */
 export type Source = 'body' | 'query' | 'path';
 
-const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, validateFormats: true });
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, coerceTypes: false, useDefaults: false, validateFormats: true });
 addFormats(ajv, ['date', 'uuid', 'email']);
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
 
@@ -36,8 +36,26 @@ export function precompile(schema: TSchema): void {
  */
 export function validate<T>(schema: TSchema, value: unknown, source: Source): T {
   const check = validatorFor(schema);
-  if (check(value)) return value as T;
+  if (check(value)) return lowercaseUuids(schema, value) as T;
   throw errorFrom(check.errors ?? [], source);
+}
+
+/**
+ * UUIDs are case-insensitive on input (some platforms print them in upper case); ours are
+ * stored in lower case, so every uuid-format field is lowered once, here, after validation.
+ */
+function lowercaseUuids(schema: TSchema, value: unknown): unknown {
+  if (schema.format === 'uuid' && typeof value === 'string') return value.toLowerCase();
+  if (Array.isArray(value) && schema.items) return value.map((item) => lowercaseUuids(schema.items as TSchema, item));
+  if (value && typeof value === 'object' && schema.properties) {
+    const properties = schema.properties as Record<string, TSchema>;
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
+      out[name] = properties[name] ? lowercaseUuids(properties[name], field) : field;
+    }
+    return out;
+  }
+  return value;
 }
 
 function errorFrom(errors: ErrorObject[], source: Source): ApiError {

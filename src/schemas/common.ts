@@ -31,6 +31,17 @@ export function Text(maxLength: number, options: { minLength?: number; descripti
   return Type.String({ maxLength, minLength: options.minLength ?? 0, ...(options.description ? { description: options.description } : {}) });
 }
 
+/** A name: 1 to `maxLength` characters, not blank, no control characters. */
+export function Name(maxLength = 200, description?: string) {
+  return Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
+    'x-error': 'must not be blank or contain control characters',
+    ...(description ? { description } : {}),
+  });
+}
+
 export function Enum<T extends string>(values: readonly T[], description?: string) {
   return Type.Union(
     values.map((v) => Type.Literal(v)),

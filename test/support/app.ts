@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/connection.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
+import type { Operation } from '../../src/http/operation.js';
 
 export interface TestResponse {
   status: number;
@@ -39,12 +40,12 @@ export interface TestApp {
  * Starts the real app on a free loopback port over a fresh SQLite file, with a fixed clock.
  * Requests go over real HTTP (node:http, so tests control every header and byte).
  */
-export async function startTestApp(at = '2026-03-15T12:00:00.000Z'): Promise<TestApp> {
+export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: { operations?: readonly Operation[] } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'daybook-api-'));
   const dbPath = join(dir, 'books.sqlite');
   const clock = fixedClock(at);
   const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal' });
-  const server = await startServer(config, { clock, log: createLogger('silent') });
+  const server = await startServer(config, { clock, log: createLogger('silent'), ...options });
   const request = (method: string, path: string, options: RequestOptions = {}) => sendRequest(server.url, method, path, options);
   return {
     url: server.url,

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { findOrCreateCustomer } from '../../books/customers.js';
 import { actorOf } from '../../books/keys.js';
 import { defineOperation } from '../../http/operation.js';
-import { CurrencyCode, Strict, Text, Uuid } from '../../schemas/common.js';
+import { CurrencyCode, Name, Strict, Text, Uuid } from '../../schemas/common.js';
 
 export const CreateCustomerBody = Strict({
-  name: Text(200, { minLength: 1 }),
+  name: Name(200),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
   phone: Type.Optional(Text(40)),
   addressLine1: Type.Optional(Text(200)),

@@ -1,0 +1,293 @@
+import { expect } from 'chai';
+import { connect } from 'node:net';
+import type { Account, UpdateAccountInput } from '../../src/books/accounts.js';
+import { updateAccount } from '../../src/books/accounts.js';
+import type { Business } from '../../src/books/businesses.js';
+import type { CreatedKey, CreateKeyInput } from '../../src/books/keys.js';
+import type { Plan } from '../../src/books/plans.js';
+import type { Db } from '../../src/db/connection.js';
+import type { TestApp, TestResponse } from './app.js';
+import { buildAccount, buildBusiness, buildKey, TEST_ACTOR } from './factories.js';
+
+/** Helpers for the HTTP-level API tests in test/api/. */
+
+/** The spec's closed list of error codes (spec, Errors), written out here rather than imported. */
+export const SPEC_ERROR_CODES = [
+  'invalid_key',
+  'insufficient_scope',
+  'entity_not_allowed',
+  'period_locked',
+  'read_only_billing_state',
+  'rate_limited',
+  'validation_failed',
+  'not_found',
+  'conflict',
+  'internal_error',
+] as const;
+
+export type SpecErrorCode = (typeof SPEC_ERROR_CODES)[number];
+
+/** One account with its businesses and keys, ready to call the API. */
+export interface Tenant {
+  account: Account;
+  businesses: Business[];
+  keys: CreatedKey[];
+  /** The first key's value. */
+  key: string;
+  business: Business;
+}
+
+export interface TenantOptions {
+  plan?: Plan;
+  /** How many businesses to create (default 1). */
+  businesses?: number;
+  /** One entry per key to create (default: one unlimited read-write key). */
+  keys?: Array<Partial<Omit<CreateKeyInput, 'accountId'>>>;
+  accountName?: string;
+}
+
+export function buildTenant(app: TestApp, options: TenantOptions = {}): Tenant {
+  const account = buildAccount(app.db, app.clock, {
+    plan: options.plan ?? 'small',
+    ...(options.accountName ? { name: options.accountName } : {}),
+  });
+  const businesses = Array.from({ length: options.businesses ?? 1 }, () => buildBusiness(app.db, app.clock, { accountId: account.id }));
+  const keys = (options.keys ?? [{}]).map((overrides) => buildKey(app.db, app.clock, { ...overrides, accountId: account.id }));
+  return { account, businesses, keys, key: keys[0]!.key, business: businesses[0]! };
+}
+
+export function setAccount(app: TestApp, accountId: string, input: UpdateAccountInput): Account {
+  return updateAccount(app.db, app.clock, TEST_ACTOR, accountId, input);
+}
+
+/** Asserts the spec's error body exactly: {error: {code, message, requestId}}, status from the code table. */
+export function expectError(res: TestResponse, status: number, code: SpecErrorCode, messagePrefix?: string): void {
+  expect(res.status, `status (body: ${res.text.slice(0, 300)})`).to.equal(status);
+  expect(res.headers['content-type']).to.match(/^application\/json/);
+  expect(Object.keys(res.body ?? {})).to.deep.equal(['error']);
+  expect(Object.keys(res.body.error).sort()).to.deep.equal(['code', 'message', 'requestId']);
+  expect(SPEC_ERROR_CODES).to.include(res.body.error.code);
+  expect(res.body.error.code).to.equal(code);
+  expect(res.body.error.message).to.be.a('string').and.not.equal('');
+  expect(res.body.error.requestId).to.be.a('string').and.equal(res.headers['x-request-id']);
+  if (messagePrefix !== undefined) expect(res.body.error.message.startsWith(messagePrefix), `message "${res.body.error.message}"`).to.equal(true);
+}
+
+/** A validation_failed answer whose message starts with `fieldPath:`. */
+export function expectInvalid(res: TestResponse, fieldPath: string): void {
+  expectError(res, 422, 'validation_failed', `${fieldPath}:`);
+}
+
+/** Names of the ratelimit-* headers present on a response. */
+export function rateLimitHeaderNames(res: TestResponse): string[] {
+  return Object.keys(res.headers).filter((name) => name.toLowerCase().startsWith('ratelimit-'));
+}
+
+export function expectNoRateLimitHeaders(res: TestResponse): void {
+  expect(rateLimitHeaderNames(res), 'ratelimit-* headers').to.deep.equal([]);
+}
+
+export interface RateLimitHeaders {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
+
+export function rateLimitHeaders(res: TestResponse): RateLimitHeaders {
+  expect(rateLimitHeaderNames(res).sort(), `ratelimit-* headers on a ${res.status}`).to.deep.equal([
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+  ]);
+  const read = (name: string): number => {
+    const value = String(res.headers[name]);
+    expect(value, name).to.match(/^[0-9]+$/);
+    return Number(value);
+  };
+  return { limit: read('ratelimit-limit'), remaining: read('ratelimit-remaining'), reset: read('ratelimit-reset') };
+}
+
+/** The response text with its request id blanked, for comparing bodies byte for byte. */
+export function withoutRequestId(res: TestResponse): string {
+  const id = String(res.headers['x-request-id']);
+  expect(id.length).to.be.greaterThan(0);
+  return res.text.split(id).join('<request-id>');
+}
+
+/** A small count from the books connection (which hands back bigints). */
+export function countRows(db: Db, sql: string, ...params: unknown[]): number {
+  const row = db.prepare(sql).get(...params) as Record<string, bigint | number> | undefined;
+  expect(row, sql).to.not.equal(undefined);
+  return Number(Object.values(row!)[0]);
+}
+
+export function unixSeconds(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000);
+}
+
+/** Sends `count` requests one after another and returns the last response. */
+export async function repeat(count: number, send: () => Promise<TestResponse>): Promise<TestResponse> {
+  let last: TestResponse | undefined;
+  for (let i = 0; i < count; i++) {
+    last = await send();
+  }
+  if (!last) throw new Error('repeat: count must be at least 1');
+  return last;
+}
+
+export interface RawRequest {
+  method: string;
+  path: string;
+  /** Header lines exactly as sent (name -> value); nothing is added except Host and Connection: close. */
+  headers?: Record<string, string>;
+  /** Body bytes, written as-is (already chunk-encoded if a transfer-encoding header says so). */
+  body?: Buffer;
+}
+
+/**
+ * One HTTP/1.1 request over a bare socket, for requests node:http will not send as asked (no
+ * Content-Length on a POST, huge bodies the server may refuse early). Writing stops as soon
+ * as the answer starts arriving, and a reset or broken pipe after that is tolerated: what
+ * counts is the response the server sent.
+ */
+export function sendRaw(baseUrl: string, request: RawRequest): Promise<TestResponse> {
+  const url = new URL(baseUrl);
+  const head =
+    `${request.method} ${request.path} HTTP/1.1\r\n` +
+    `host: ${url.host}\r\n` +
+    `connection: close\r\n` +
+    Object.entries(request.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    '\r\n';
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    const received: Buffer[] = [];
+    let answered = false;
+    let settled = false;
+    const finish = (error?: Error): void => {
+      if (settled) return;
+      // At the end of the connection a response without a length ends where the bytes end.
+      const parsed = parseResponse(Buffer.concat(received), socket.destroyed || error !== undefined);
+      if (parsed) {
+        settled = true;
+        resolve(parsed);
+      } else if (error || !answered) {
+        settled = true;
+        reject(error ?? new Error('sendRaw: connection closed without a complete response'));
+      }
+    };
+    socket.setTimeout(15_000, () => {
+      socket.destroy();
+      finish(new Error('sendRaw: timed out'));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      answered = true;
+      received.push(chunk);
+      const parsed = parseResponse(Buffer.concat(received));
+      if (parsed) {
+        finish();
+        socket.destroy();
+      }
+    });
+    socket.on('error', (error) => finish(error));
+    socket.on('close', () => finish(new Error('sendRaw: connection closed before a complete response')));
+    socket.on('connect', () => {
+      void writeAll(socket, Buffer.concat([Buffer.from(head, 'latin1'), request.body ?? Buffer.alloc(0)]), () => answered);
+    });
+  });
+}
+
+async function writeAll(socket: ReturnType<typeof connect>, data: Buffer, stop: () => boolean): Promise<void> {
+  const pieceBytes = 16 * 1024;
+  for (let at = 0; at < data.length; at += pieceBytes) {
+    if (stop() || socket.destroyed) return;
+    const flushed = socket.write(data.subarray(at, at + pieceBytes));
+    if (!flushed) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
+    }
+  }
+}
+
+/** A complete HTTP/1.1 response from the bytes so far, or null while more are needed. */
+function parseResponse(bytes: Buffer, connectionEnded = false): TestResponse | null {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd < 0) return null;
+  const [statusLine, ...headerLines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.[01] ([0-9]{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  const rest = bytes.subarray(headEnd + 4);
+  let bodyBytes: Buffer;
+  if (headers['content-length'] !== undefined) {
+    const length = Number(headers['content-length']);
+    if (rest.length < length) return null;
+    bodyBytes = rest.subarray(0, length);
+  } else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+    const decoded = decodeChunked(rest);
+    if (!decoded) return null;
+    bodyBytes = decoded;
+  } else if (connectionEnded) {
+    bodyBytes = rest;
+  } else {
+    return null;
+  }
+  const text = bodyBytes.toString('utf8');
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status, headers, body, text };
+}
+
+function decodeChunked(bytes: Buffer): Buffer | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf('\r\n', at);
+    if (lineEnd < 0) return null;
+    const size = parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
+    if (Number.isNaN(size)) return null;
+    if (size === 0) return Buffer.concat(parts);
+    const start = lineEnd + 2;
+    if (bytes.length < start + size + 2) return null;
+    parts.push(bytes.subarray(start, start + size));
+    at = start + size + 2;
+  }
+}
+
+/** Encodes a body as HTTP/1.1 chunks of `chunkBytes` each, with the closing zero chunk. */
+export function chunked(body: Buffer, chunkBytes = 64 * 1024): Buffer {
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < body.length; at += chunkBytes) {
+    const piece = body.subarray(at, at + chunkBytes);
+    pieces.push(Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, Buffer.from('\r\n', 'latin1'));
+  }
+  pieces.push(Buffer.from('0\r\n\r\n', 'latin1'));
+  return Buffer.concat(pieces);
+}
+
+/** A JSON object body of exactly `totalBytes` bytes: `{"name":"..."}` padded with spaces. */
+export function paddedJsonObject(fields: Record<string, unknown>, totalBytes: number): Buffer {
+  const json = JSON.stringify(fields);
+  const padding = totalBytes - Buffer.byteLength(json);
+  if (padding < 0) throw new Error('paddedJsonObject: fields alone exceed the size');
+  const body = Buffer.from(`${json.slice(0, -1)}${' '.repeat(padding)}}`, 'utf8');
+  expect(body.length).to.equal(totalBytes);
+  return body;
+}

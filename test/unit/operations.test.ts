@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { Type } from '@sinclair/typebox';
+import { operations } from '../../src/api/v1/index.js';
+import { buildApp } from '../../src/app.js';
+import { fixedClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import { defineOperation, OPERATION_IDS, type Operation } from '../../src/http/operation.js';
+import { isPermission } from '../../src/http/permissions.js';
+import { createLogger } from '../../src/log.js';
+import { Strict, Uuid } from '../../src/schemas/common.js';
+import { freshDb, type TempDb } from '../support/db.js';
+
+const good = defineOperation({
+  id: 'transactions.get',
+  method: 'GET',
+  path: '/things/:id',
+  permission: 'transactions:read',
+  summary: 'a thing',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 200: { description: 'ok' } },
+  errors: [],
+  handle: () => ({ status: 200, body: {} }),
+});
+
+describe('operation declarations (checked at start-up)', () => {
+  let temp: TempDb;
+  before(async () => {
+    temp = await freshDb();
+  });
+  after(() => temp.close());
+
+  const start = (served: readonly Operation[]) => {
+    const app = buildApp({
+      db: temp.db,
+      clock: fixedClock('2026-03-15T12:00:00Z'),
+      config: loadConfig({}, { db: temp.path, logLevel: 'silent' }),
+      log: createLogger('silent'),
+      operations: served,
+    });
+    app.close();
+  };
+
+  it('every published operation has a spec operation id and a known permission', () => {
+    for (const operation of operations) {
+      expect(OPERATION_IDS).to.include(operation.id);
+      expect(isPermission(operation.permission), operation.id).to.equal(true);
+    }
+    expect(new Set(operations.map((op) => op.id)).size).to.equal(operations.length);
+  });
+
+  it('starts with a well-declared operation', () => {
+    expect(() => start([good])).not.to.throw();
+  });
+
+  const broken: Array<[string, Partial<Operation>, RegExp]> = [
+    ['no permission', { permission: undefined as never }, /declares no valid permission/],
+    ['an unknown permission', { permission: 'ledger:write' as never }, /declares no valid permission/],
+    ['an operation id outside the spec', { id: 'things.get' as never }, /unknown operation id/],
+    ['a method other than GET or POST', { method: 'DELETE' as never }, /only GET and POST/],
+    ['a body schema that accepts unknown fields', { body: Type.Object({}) }, /must refuse unknown fields/],
+    ['path parameters that differ from the params schema', { params: Strict({ thingId: Uuid }) }, /path parameters/],
+  ];
+  for (const [label, change, message] of broken) {
+    it(`refuses to start with ${label}`, () => {
+      expect(() => start([{ ...good, ...change } as Operation])).to.throw(message);
+    });
+  }
+
+  it('refuses to start with the same operation declared twice', () => {
+    expect(() => start([good, good])).to.throw(/declared twice/);
+  });
+});
