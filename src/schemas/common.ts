@@ -1,4 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { ERROR_CODES } from '../errors.js';
 import { CURRENCIES } from '../money.js';
 
 /**
@@ -61,18 +62,7 @@ export const MoneySchema = Strict(
 export const ErrorBody = Strict(
   {
     error: Strict({
-      code: Enum([
-        'invalid_key',
-        'insufficient_scope',
-        'entity_not_allowed',
-        'period_locked',
-        'read_only_billing_state',
-        'rate_limited',
-        'validation_failed',
-        'not_found',
-        'conflict',
-        'internal_error',
-      ] as const),
+      code: Enum(ERROR_CODES),
       message: Type.String(),
       requestId: Type.String(),
     }),

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { generateKeyValue, revokeKey } from '../../src/books/keys.js';
-import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
+import type { TestApp, TestResponse } from '../support/app.js';
 import {
   buildTenant,
+  useTenantApp,
   countRows,
   expectError,
   expectNoRateLimitHeaders,
@@ -25,13 +26,7 @@ describe('Authentication', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  before(async () => {
-    app = await startTestApp();
-    tenant = buildTenant(app, { plan: 'large' });
-  });
-  after(async () => {
-    await app.close();
-  });
+  useTenantApp((started) => ({ app, tenant } = started));
 
   describe('rule 8: every kind of bad key answers the identical 401 invalid_key', () => {
     let reference: TestResponse;
@@ -155,13 +150,7 @@ describe('Limits: failed authentication counted per source address', () => {
   let tenant: Tenant;
 
   // A fresh app: every other suite's refused keys would count against the same address.
-  before(async () => {
-    app = await startTestApp();
-    tenant = buildTenant(app, { plan: 'large' });
-  });
-  after(async () => {
-    await app.close();
-  });
+  useTenantApp((started) => ({ app, tenant } = started));
 
   it('answers 300 failures with 401, never counts working keys, answers the 301st with 429, and forgets after the window', async () => {
     const windowStartMs = app.clock.now().getTime();

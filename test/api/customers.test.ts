@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { buildTenant, countRows, expectInvalid, rateLimitHeaders, setAccount, type Tenant } from '../support/api.js';
+import type { TestApp } from '../support/app.js';
+import { buildTenant, countRows, expectInvalid, rateLimitHeaders, setAccount, type Tenant, useTenantApp } from '../support/api.js';
 
 interface CustomerRow {
   id: string;
@@ -23,13 +23,7 @@ describe('POST /customers', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  before(async () => {
-    app = await startTestApp();
-    tenant = buildTenant(app, { plan: 'large' });
-  });
-  after(async () => {
-    await app.close();
-  });
+  useTenantApp((started) => ({ app, tenant } = started));
 
   const customer = (id: string): CustomerRow => app.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow;
   const customersOf = (accountId: string): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', accountId);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { buildTenant, expectError, expectInvalid, rateLimitHeaders, type Tenant } from '../support/api.js';
+import { buildTenant, expectError, expectInvalid, rateLimitHeaders, type Tenant, useTenantApp } from '../support/api.js';
 import { buildAccount, buildBusiness, buildKey } from '../support/factories.js';
 
 /** The postable leaves of the standard chart, by code, with their paths. */
@@ -97,13 +97,7 @@ describe('GET /businesses', () => {
 describe('GET /accounts', () => {
   let app: TestApp;
   let tenant: Tenant;
-  before(async () => {
-    app = await startTestApp();
-    tenant = buildTenant(app, { plan: 'large' });
-  });
-  after(async () => {
-    await app.close();
-  });
+  useTenantApp((started) => ({ app, tenant } = started));
 
   it('answers every postable leaf, ordered by code, each {id, code, name, type, path}, not paged (200)', async () => {
     const res = await app.get('/api/v1/accounts', tenant.key);

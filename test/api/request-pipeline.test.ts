@@ -6,6 +6,7 @@ import { Strict, Uuid } from '../../src/schemas/common.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import {
   buildTenant,
+  useTenantApp,
   chunked,
   countRows,
   expectError,
@@ -25,13 +26,7 @@ describe('Rules that apply to every request', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  before(async () => {
-    app = await startTestApp();
-    tenant = buildTenant(app, { plan: 'large' });
-  });
-  after(async () => {
-    await app.close();
-  });
+  useTenantApp((started) => ({ app, tenant } = started));
 
   const customers = (): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', tenant.account.id);
 

@@ -6,7 +6,7 @@ import type { Business } from '../../src/books/businesses.js';
 import type { CreatedKey, CreateKeyInput } from '../../src/books/keys.js';
 import type { Plan } from '../../src/books/plans.js';
 import type { Db } from '../../src/db/connection.js';
-import type { TestApp, TestResponse } from './app.js';
+import { startTestApp, type TestApp, type TestResponse } from './app.js';
 import { buildAccount, buildBusiness, buildKey, TEST_ACTOR } from './factories.js';
 
 /** Helpers for the HTTP-level API tests in test/api/. */
@@ -44,6 +44,22 @@ export interface TenantOptions {
   /** One entry per key to create (default: one unlimited read-write key). */
   keys?: Array<Partial<Omit<CreateKeyInput, 'accountId'>>>;
   accountName?: string;
+}
+
+/**
+ * Registers the suite's before/after hooks: a fresh app over its own SQLite file with one
+ * tenant (large plan unless told otherwise), handed to `receive` once started.
+ */
+export function useTenantApp(receive: (started: { app: TestApp; tenant: Tenant }) => void, options: TenantOptions = { plan: 'large' }): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    const started = await startTestApp();
+    app = started;
+    receive({ app: started, tenant: buildTenant(started, options) });
+  });
+  after(async () => {
+    await app?.close();
+  });
 }
 
 export function buildTenant(app: TestApp, options: TenantOptions = {}): Tenant {
