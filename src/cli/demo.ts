@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
 import { loadConfig } from '../config.js';
+import { databaseFiles } from '../db/connection.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
 import { UsageError } from './errors.js';
@@ -13,7 +14,7 @@ export const DEMO_HOST = '127.0.0.1';
 export const DEMO_PORT = 3000;
 
 function removeDatabaseFiles(path: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+  for (const file of databaseFiles(path)) rmSync(file, { force: true });
 }
 
 /**

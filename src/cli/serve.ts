@@ -12,7 +12,7 @@ const EXIT_ON_SECOND_SIGNAL: Record<(typeof SHUTDOWN_SIGNALS)[number], number> =
 /** Migrates (with a clean error for a bad file), then starts the API. */
 async function startServer(config: Config, io: CliIo): Promise<RunningServer> {
   await migrateBooks(config.db);
-  // Loaded on demand, so the admin commands do not load Koa and the job pool.
+  // Loaded on demand, so the admin commands do not load Koa.
   const server = await import('../server.js');
   // Logs go to stderr: stdout carries only the command's result (one object with --json).
   const log = createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
@@ -86,7 +86,7 @@ async function serve(options: { port?: number; host?: string }, context: Command
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
-    .description('serve the API and run the jobs until SIGINT/SIGTERM (migrates first)')
+    .description('serve the API until SIGINT/SIGTERM (migrates first)')
     .option('--port <n>', 'port, 0 to 65535; 0 picks a free one (default: PORT, else config)', portNumber)
     .option('--host <host>', 'address to listen on (default: HOST, else config)')
     .action(action(io, serve));

@@ -32,3 +32,15 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
 export function inTransaction<T>(db: Db, work: () => T): T {
   return db.transaction(work).immediate();
 }
+
+/** The request-counter file beside a books file: data/daybook.sqlite -> data/daybook.counters.sqlite. */
+export function counterStorePath(booksPath: string): string {
+  if (booksPath === ':memory:') return booksPath;
+  return booksPath.endsWith('.sqlite') ? `${booksPath.slice(0, -'.sqlite'.length)}.counters.sqlite` : `${booksPath}.counters.sqlite`;
+}
+
+/** Every file SQLite keeps for a books file: the file itself, its WAL and shared memory, and its counters. */
+export function databaseFiles(booksPath: string): string[] {
+  const counters = counterStorePath(booksPath);
+  return [booksPath, counters].flatMap((path) => [path, `${path}-wal`, `${path}-shm`]);
+}

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { RateLimiterRes, RateLimiterSQLite } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
-import { type Db, openDb } from '../db/connection.js';
+import { counterStorePath, type Db, openDb } from '../db/connection.js';
 import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 
 /**
@@ -28,12 +28,6 @@ interface Statements {
 }
 
 export const RATE_LIMIT_TABLE = 'rate_limits';
-
-/** data/daybook.sqlite -> data/daybook.counters.sqlite; ':memory:' stays in memory. */
-export function counterStorePath(booksPath: string): string {
-  if (booksPath === ':memory:') return booksPath;
-  return booksPath.endsWith('.sqlite') ? `${booksPath.slice(0, -'.sqlite'.length)}.counters.sqlite` : `${booksPath}.counters.sqlite`;
-}
 
 /** Opens (creating when missing) the counter store for the books file at `booksPath`. */
 export function openCounterStore(booksPath: string): Db {
