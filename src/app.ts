@@ -9,7 +9,7 @@ import { authenticate } from './http/auth.js';
 import type { AppContext, AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { mountOperations, type Operation } from './http/operation.js';
-import { openCounterStore, RequestCounter } from './http/rate-limit.js';
+import { CounterStore } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import type { Logger } from './log.js';
 
@@ -32,24 +32,20 @@ export type DaybookApp = Koa<RequestState> & { services: Services; close(): void
  * checks, idempotency and the handler. Anything unmatched is the JSON 404.
  */
 export function buildApp(options: AppOptions): DaybookApp {
-  const counterDb = openCounterStore(options.config.db);
+  const counters = new CounterStore(options.config.db, options.clock);
   const services: Services = {
     db: options.db,
     clock: options.clock,
     config: options.config,
     log: options.log,
-    counters: {
-      reads: new RequestCounter(counterDb, options.clock, 'read'),
-      writes: new RequestCounter(counterDb, options.clock, 'write'),
-      authFailures: new RequestCounter(counterDb, options.clock, 'authfail'),
-    },
+    counters,
   };
 
   let api: AppMiddleware;
   try {
     api = apiPipeline(services, options.operations ?? operations);
   } catch (error) {
-    counterDb.close();
+    counters.close();
     throw error;
   }
   const app = new Koa<RequestState>({ proxy: false }) as DaybookApp;
@@ -60,7 +56,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(routeByPrefix(api, publicPipeline()));
 
   app.services = services;
-  app.close = () => counterDb.close();
+  app.close = () => counters.close();
   return app;
 }
 

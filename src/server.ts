@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
+import { standardJobs, startJobPool } from '../jobs/pool.js';
 import type { Operation } from './http/operation.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -42,6 +43,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  const pool = startJobPool(standardJobs(app.services), log);
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
@@ -59,6 +61,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await pool.stop();
       app.close();
       db.close();
       log.info('daybook stopped');

@@ -86,7 +86,7 @@ async function serve(options: { port?: number; host?: string }, context: Command
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
-    .description('serve the API until SIGINT/SIGTERM (migrates first)')
+    .description('serve the API and run the jobs until SIGINT/SIGTERM (migrates first)')
     .option('--port <n>', 'port, 0 to 65535; 0 picks a free one (default: PORT, else config)', portNumber)
     .option('--host <host>', 'address to listen on (default: HOST, else config)')
     .action(action(io, serve));

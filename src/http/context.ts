@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../log.js';
-import type { RequestCounter } from './rate-limit.js';
+import type { CounterStore } from './rate-limit.js';
 
 /** Everything a request may use; built once in app.ts. */
 export interface Services {
@@ -12,11 +12,7 @@ export interface Services {
   clock: Clock;
   config: Config;
   log: Logger;
-  counters: {
-    reads: RequestCounter;
-    writes: RequestCounter;
-    authFailures: RequestCounter;
-  };
+  counters: CounterStore;
 }
 
 export interface RequestState {

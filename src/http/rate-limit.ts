@@ -24,13 +24,12 @@ interface Statements {
   upsert: Statement;
   replace: Statement;
   get: Statement;
-  clear: Statement;
 }
 
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
 /** Opens (creating when missing) the counter store for the books file at `booksPath`. */
-export function openCounterStore(booksPath: string): Db {
+function openCounterStore(booksPath: string): Db {
   const db = openDb(counterStorePath(booksPath), { synchronous: 'off', bigints: false });
   db.exec(`CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_TABLE}_expire ON ${RATE_LIMIT_TABLE}(expire)`);
@@ -63,7 +62,6 @@ class ClockedRateLimiterSQLite extends RateLimiterSQLite {
         RETURNING points, expire`),
       replace: db.prepare(`INSERT OR REPLACE INTO ${RATE_LIMIT_TABLE} (key, points, expire) VALUES (?, ?, ?) RETURNING points, expire`),
       get: db.prepare(`SELECT points, expire FROM ${RATE_LIMIT_TABLE} WHERE key = ? AND (expire > ? OR expire IS NULL)`),
-      clear: db.prepare(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < ?`),
     };
   }
 
@@ -86,11 +84,6 @@ class ClockedRateLimiterSQLite extends RateLimiterSQLite {
     const msBeforeNext = result.expire ? Math.max(result.expire - this.#clock.now().getTime(), 0) : -1;
     return new RateLimiterRes(Math.max(UNBOUNDED_POINTS - consumedPoints, 0), msBeforeNext, consumedPoints, isFirstInDuration);
   }
-
-  /** Drops windows that ended before `beforeMs`; run by the cleanup job. */
-  clearEnded(beforeMs: number): number {
-    return Number(this.#statements.clear.run(beforeMs).changes);
-  }
 }
 
 export interface WindowUsage {
@@ -112,14 +105,33 @@ export class RequestCounter {
     const result = await this.#limiter.consume(subject, 1);
     return { used: result.consumedPoints, msBeforeReset: result.msBeforeNext };
   }
+}
 
-  /** The usage so far without counting a request. */
-  async peek(subject: string): Promise<WindowUsage> {
-    const result = await this.#limiter.get(subject);
-    return result ? { used: result.consumedPoints, msBeforeReset: result.msBeforeNext } : { used: 0, msBeforeReset: 0 };
+/** The counters file and the three counters kept in it: reads and writes per key, failed authentications per address. */
+export class CounterStore {
+  readonly reads: RequestCounter;
+  readonly writes: RequestCounter;
+  readonly authFailures: RequestCounter;
+  readonly #db: Db;
+
+  constructor(booksPath: string, clock: Clock) {
+    this.#db = openCounterStore(booksPath);
+    this.reads = new RequestCounter(this.#db, clock, 'read');
+    this.writes = new RequestCounter(this.#db, clock, 'write');
+    this.authFailures = new RequestCounter(this.#db, clock, 'authfail');
   }
 
+  /** Drops every window that ended before `beforeMs`; the cleanup job runs it. */
   clearEnded(beforeMs: number): number {
-    return this.#limiter.clearEnded(beforeMs);
+    return Number(this.#db.prepare(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire < ?`).run(beforeMs).changes);
+  }
+
+  /** Windows still stored (ended or not). */
+  size(): number {
+    return Number((this.#db.prepare(`SELECT count(*) AS n FROM ${RATE_LIMIT_TABLE}`).get() as { n: number }).n);
+  }
+
+  close(): void {
+    this.#db.close();
   }
 }

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { runCleanup } from '../../jobs/cleanup.js';
+import { startJobPool } from '../../jobs/pool.js';
+import { IDEMPOTENCY_WINDOW_MS, runWrite } from '../../src/books/idempotency.js';
+import { CounterStore } from '../../src/http/rate-limit.js';
+import { createLogger } from '../../src/log.js';
+import { freshDb, type TempDb } from '../support/db.js';
+import { buildAccount, buildKey, testClock } from '../support/factories.js';
+
+describe('cleanup job', () => {
+  let temp: TempDb;
+  let counters: CounterStore;
+  const clock = testClock('2026-03-15T12:00:00.000Z');
+
+  before(async () => {
+    temp = await freshDb();
+    counters = new CounterStore(join(temp.dir, 'books.sqlite'), clock);
+  });
+  after(() => {
+    counters.close();
+    temp.close();
+  });
+
+  const records = (): number => Number((temp.db.prepare('SELECT count(*) AS n FROM idempotency_records').get() as { n: bigint }).n);
+
+  it('removes idempotency records past their 24-hour window and keeps the rest', () => {
+    const account = buildAccount(temp.db, clock);
+    const key = buildKey(temp.db, clock, { accountId: account.id });
+    const claim = (value: string) => ({ apiKeyId: key.id, key: value, requestHash: 'h' });
+    runWrite(temp.db, clock, claim('early'), () => ({ status: 201, body: { n: 1 } }));
+    clock.advanceMs(60 * 60 * 1000);
+    runWrite(temp.db, clock, claim('later'), () => ({ status: 201, body: { n: 2 } }));
+    expect(records()).to.equal(2);
+
+    clock.set(new Date(Date.parse('2026-03-15T12:00:00.000Z') + IDEMPOTENCY_WINDOW_MS));
+    const result = runCleanup({ db: temp.db, clock, counters });
+    expect(result.idempotencyRecords).to.equal(1);
+    expect(records()).to.equal(1);
+    const left = temp.db.prepare('SELECT idempotency_key FROM idempotency_records').get() as { idempotency_key: string };
+    expect(left.idempotency_key).to.equal('later');
+  });
+
+  it('removes rate-limit windows that have ended and keeps the current ones', async () => {
+    clock.set('2026-03-16T00:00:00.000Z');
+    await counters.reads.count('key-a');
+    await counters.writes.count('key-a');
+    clock.advanceMs(5 * 60 * 1000);
+    await counters.authFailures.count('127.0.0.1');
+    expect(counters.size()).to.equal(3);
+
+    clock.advanceMs(6 * 60 * 1000); // the first two windows ended a minute ago
+    expect(runCleanup({ db: temp.db, clock, counters }).counterWindows).to.equal(2);
+    expect(counters.size()).to.equal(1);
+    expect((await counters.authFailures.count('127.0.0.1')).used).to.equal(2);
+  });
+});
+
+describe('job pool', () => {
+  const silent = createLogger('silent');
+
+  it('runs a job at start when asked, and stops its schedule', async () => {
+    let runs = 0;
+    const pool = startJobPool([{ name: 'probe', schedule: '0 0 1 1 *', runAtStart: true, run: () => ++runs }], silent);
+    expect(runs).to.equal(1);
+    expect(pool.jobs.map((job) => job.name)).to.deep.equal(['probe']);
+    await pool.stop();
+    expect(runs).to.equal(1);
+  });
+
+  it('keeps going when a job throws (the failure is logged, not raised)', async () => {
+    const lines: string[] = [];
+    const log = createLogger('error', { write: (line: string) => void lines.push(line) });
+    const pool = startJobPool([{ name: 'broken', schedule: '0 0 1 1 *', runAtStart: true, run: () => { throw new Error('boom'); } }], log);
+    await pool.stop();
+    expect(lines).to.have.lengthOf(1);
+    expect(JSON.parse(lines[0]!)).to.include({ job: 'broken', msg: 'job failed' });
+  });
+});
