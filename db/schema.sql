@@ -65,7 +65,6 @@ CREATE TABLE api_keys (
     account_id TEXT NOT NULL REFERENCES accounts(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     fingerprint TEXT NOT NULL UNIQUE CHECK (length(fingerprint) = 64),
-    last_four TEXT NOT NULL CHECK (length(last_four) = 4),
     access TEXT NOT NULL CHECK (access IN ('read','read_write')),
     expires_on TEXT CHECK (expires_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     revoked_at TEXT,
@@ -253,6 +252,7 @@ CREATE TABLE journal_entries (
       'bill','bill_payment','reversal','opening_balance','manual')),
     source_id TEXT,
     reverses_entry_id TEXT REFERENCES journal_entries(id),
+    line_count INTEGER NOT NULL CHECK (line_count >= 2),
     actor TEXT NOT NULL,
     created_at TEXT NOT NULL
   ) STRICT;
@@ -355,6 +355,10 @@ CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
 
 CREATE TRIGGER journal_entries_no_update BEFORE UPDATE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
+
+CREATE TRIGGER journal_lines_closed_entry BEFORE INSERT ON journal_lines
+   WHEN NEW.line_no > (SELECT line_count FROM journal_entries WHERE id = NEW.entry_id)
+   BEGIN SELECT RAISE(ABORT, 'journal entry is closed: it already has all its lines'); END;
 
 CREATE TRIGGER journal_lines_no_delete BEFORE DELETE ON journal_lines
      BEGIN SELECT RAISE(ABORT, 'journal_lines rows are immutable; post a reversing entry instead'); END;

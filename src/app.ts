@@ -61,7 +61,7 @@ export function buildApp(options: AppOptions): DaybookApp {
 }
 
 function apiPipeline(services: Services, served: readonly Operation[]): AppMiddleware {
-  const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true });
+  const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true, sensitive: true });
   mountOperations(router, services, served);
   const routes = router.routes() as unknown as AppMiddleware;
   const onlyGetAndPost: AppMiddleware = async (ctx, next) => {
@@ -72,7 +72,7 @@ function apiPipeline(services: Services, served: readonly Operation[]): AppMiddl
 }
 
 function publicPipeline(): AppMiddleware {
-  const router = new Router<RequestState>({ strict: true });
+  const router = new Router<RequestState>({ strict: true, sensitive: true });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });

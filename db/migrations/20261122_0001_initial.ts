@@ -95,6 +95,7 @@ export const statements: string[] = [
       'bill','bill_payment','reversal','opening_balance','manual')),
     source_id TEXT,
     reverses_entry_id TEXT REFERENCES journal_entries(id),
+    line_count INTEGER NOT NULL CHECK (line_count >= 2),
     actor TEXT NOT NULL,
     created_at TEXT NOT NULL
   ) STRICT`,
@@ -281,7 +282,6 @@ export const statements: string[] = [
     account_id TEXT NOT NULL REFERENCES accounts(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     fingerprint TEXT NOT NULL UNIQUE CHECK (length(fingerprint) = 64),
-    last_four TEXT NOT NULL CHECK (length(last_four) = 4),
     access TEXT NOT NULL CHECK (access IN ('read','read_write')),
     expires_on TEXT ${DATE('expires_on')},
     revoked_at TEXT,
@@ -349,6 +349,12 @@ export const statements: string[] = [
     `CREATE TRIGGER ${table}_no_delete BEFORE DELETE ON ${table}
      BEGIN SELECT RAISE(ABORT, '${table} rows are immutable; post a reversing entry instead'); END`,
   ]),
+
+  // A posted entry is closed: it has exactly the lines it was posted with. line_no runs from 1
+  // to line_count and is unique per entry, so no line can be added afterwards.
+  `CREATE TRIGGER journal_lines_closed_entry BEFORE INSERT ON journal_lines
+   WHEN NEW.line_no > (SELECT line_count FROM journal_entries WHERE id = NEW.entry_id)
+   BEGIN SELECT RAISE(ABORT, 'journal entry is closed: it already has all its lines'); END`,
 
   // Defence in depth behind the posting engine: a line must land on a postable leaf of the
   // entry's own business, on the entry's date.

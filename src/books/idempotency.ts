@@ -44,20 +44,33 @@ interface RecordRow {
   expires_at: string;
 }
 
+/** A write's answer once it committed: the status and the body already serialised. */
+export interface WriteOutcome {
+  status: number;
+  json: string;
+  replayed: boolean;
+}
+
 /**
  * The one door for writes: checks the key, runs `work`, and stores its result, all in one
- * synchronous transaction (one commit). A thrown error rolls everything back, the record
- * included, so the key is free for a corrected retry. Without a claim the work just runs.
+ * synchronous transaction (one commit). A refused write throws: the throw rolls everything
+ * back, the record included, so the key is free for a corrected retry. The answer is
+ * serialised before the commit, so a write never commits with an answer that cannot be sent.
+ * Without a claim the work just runs.
  */
-export function runWrite(db: Db, clock: Clock, claim: IdempotencyClaim | null, work: () => StoredResult): StoredResult & { replayed: boolean } {
+export function runWrite(db: Db, clock: Clock, claim: IdempotencyClaim | null, work: () => StoredResult): WriteOutcome {
   return inTransaction(db, () => {
     if (claim) {
       const previous = findLiveRecord(db, clock, claim);
       if (previous) return { ...replayOrConflict(previous, claim), replayed: true };
     }
     const result = work();
-    if (claim) saveResult(db, clock, claim, result);
-    return { ...result, replayed: false };
+    if (result.status < 200 || result.status > 299) {
+      throw new Error(`runWrite: a write answered ${result.status}; refusals must throw so nothing commits`);
+    }
+    const json = JSON.stringify(result.body);
+    if (claim) saveResult(db, clock, claim, result.status, json);
+    return { status: result.status, json, replayed: false };
   });
 }
 
@@ -75,17 +88,17 @@ function findLiveRecord(db: Db, clock: Clock, claim: IdempotencyClaim): RecordRo
   return row;
 }
 
-function replayOrConflict(row: RecordRow, claim: IdempotencyClaim): StoredResult {
+function replayOrConflict(row: RecordRow, claim: IdempotencyClaim): { status: number; json: string } {
   if (row.request_hash !== claim.requestHash) {
     throw conflict('Idempotency-Key was already used with a different request.');
   }
   if (row.state !== 'completed' || row.status_code === null || row.response_json === null) {
     throw conflict('A request with this Idempotency-Key has not finished yet.');
   }
-  return { status: int(row.status_code)!, body: JSON.parse(row.response_json) as unknown };
+  return { status: int(row.status_code)!, json: row.response_json };
 }
 
-function saveResult(db: Db, clock: Clock, claim: IdempotencyClaim, result: StoredResult): void {
+function saveResult(db: Db, clock: Clock, claim: IdempotencyClaim, status: number, json: string): void {
   const now = clock.now();
   run(
     db,
@@ -94,8 +107,8 @@ function saveResult(db: Db, clock: Clock, claim: IdempotencyClaim, result: Store
     claim.apiKeyId,
     claim.key,
     claim.requestHash,
-    result.status,
-    JSON.stringify(result.body),
+    status,
+    json,
     now.toISOString(),
     new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
   );

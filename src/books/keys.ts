@@ -68,7 +68,6 @@ export interface ApiKeyInfo {
   expiresOn: string | null;
   revokedAt: string | null;
   createdAt: string;
-  hint: string;
 }
 
 interface KeyRow {
@@ -76,7 +75,6 @@ interface KeyRow {
   account_id: string;
   name: string;
   fingerprint: string;
-  last_four: string;
   access: KeyAccess;
   expires_on: string | null;
   revoked_at: string | null;
@@ -102,7 +100,6 @@ function toKeyInfo(db: Db, row: KeyRow): ApiKeyInfo {
     expiresOn: row.expires_on,
     revokedAt: row.revoked_at,
     createdAt: row.created_at,
-    hint: `${KEY_PREFIX}…${row.last_four}`,
   };
 }
 
@@ -140,13 +137,12 @@ export function createKey(db: Db, clock: Clock, actor: Actor, input: CreateKeyIn
     }
     run(
       db,
-      `INSERT INTO api_keys (id, account_id, name, fingerprint, last_four, access, expires_on, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO api_keys (id, account_id, name, fingerprint, access, expires_on, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
       id,
       account.id,
       input.name,
       fingerprintKey(value),
-      value.slice(-4),
       input.access,
       input.expiresOn ?? null,
       nowIso(clock),

@@ -125,9 +125,9 @@ export function assertPostingAllowed(db: Db, businessId: string, date: string): 
 /** Checks the shape of a draft: line count, amounts, dates and balance in both views. */
 export function assertDraftBalanced(draft: JournalEntryDraft): void {
   if (!isIsoDate(draft.date)) throw new PostingError('bad_date', `date: ${draft.date} is not a date YYYY-MM-DD`);
-  if (draft.lines.length < 2) throw new PostingError('too_few_lines', 'an entry needs at least two lines');
+  if (draft.lines.length < 2) throw new PostingError('too_few_lines', 'lines: an entry needs at least two lines');
   if (draft.lines.length > MAX_LINES_PER_ENTRY) {
-    throw new PostingError('too_many_lines', `an entry may have at most ${MAX_LINES_PER_ENTRY} lines`);
+    throw new PostingError('too_many_lines', `lines: an entry may have at most ${MAX_LINES_PER_ENTRY} lines`);
   }
   draft.lines.forEach((line, index) => {
     if (typeof line.amountCents !== 'bigint' || line.amountCents <= 0n) {
@@ -140,7 +140,7 @@ export function assertDraftBalanced(draft: JournalEntryDraft): void {
   for (const view of ['accrual', 'cash'] as const) {
     const { debitCents, creditCents } = viewTotals(draft.lines, view);
     if (debitCents !== creditCents) {
-      throw new PostingError('unbalanced', `the ${view} view does not balance: debits ${debitCents} cents, credits ${creditCents} cents`);
+      throw new PostingError('unbalanced', `lines: the ${view} view does not balance: debits ${debitCents} cents, credits ${creditCents} cents`);
     }
   }
 }
@@ -185,8 +185,8 @@ export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntr
     const id = newId();
     run(
       db,
-      `INSERT INTO journal_entries (id, business_id, entry_date, memo, source_type, source_id, reverses_entry_id, actor, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO journal_entries (id, business_id, entry_date, memo, source_type, source_id, reverses_entry_id, line_count, actor, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       draft.businessId,
       draft.date,
@@ -194,6 +194,7 @@ export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntr
       draft.sourceType,
       draft.sourceId ?? null,
       draft.reversesEntryId ?? null,
+      draft.lines.length,
       actorLabel(actor),
       nowIso(clock),
     );
@@ -222,22 +223,24 @@ export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntr
 
 /** A correction: a new entry with every line's direction swapped, dated `date`. */
 export function reverseEntry(db: Db, clock: Clock, actor: Actor, entryId: string, date: string, memo?: string): JournalEntry {
-  const original = getEntry(db, entryId);
-  const earlier = one<{ id: string }>(db, 'SELECT id FROM journal_entries WHERE reverses_entry_id = ?', entryId);
-  if (earlier) throw new ApiError('conflict', `entry ${entryId} was already reversed by entry ${earlier.id}`);
-  return postEntry(db, clock, actor, {
-    businessId: original.businessId,
-    date,
-    memo: memo ?? `Reversal of entry ${original.id}`,
-    sourceType: 'reversal',
-    sourceId: original.sourceId,
-    reversesEntryId: original.id,
-    lines: original.lines.map((line) => ({
-      accountId: line.accountId,
-      direction: line.direction === 'debit' ? 'credit' : 'debit',
-      amountCents: line.amountCents,
-      basis: line.basis,
-    })),
+  return inTransaction(db, () => {
+    const original = getEntry(db, entryId);
+    const earlier = one<{ id: string }>(db, 'SELECT id FROM journal_entries WHERE reverses_entry_id = ?', entryId);
+    if (earlier) throw new ApiError('conflict', `entry ${entryId} was already reversed by entry ${earlier.id}`);
+    return postEntry(db, clock, actor, {
+      businessId: original.businessId,
+      date,
+      memo: memo ?? `Reversal of entry ${original.id}`,
+      sourceType: 'reversal',
+      sourceId: original.sourceId,
+      reversesEntryId: original.id,
+      lines: original.lines.map((line) => ({
+        accountId: line.accountId,
+        direction: line.direction === 'debit' ? 'credit' : 'debit',
+        amountCents: line.amountCents,
+        basis: line.basis,
+      })),
+    });
   });
 }
 

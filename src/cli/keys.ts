@@ -53,9 +53,8 @@ async function list(options: { account: string }, context: CommandContext): Prom
     describeBusinesses(key),
     key.expiresOn ?? 'never',
     key.revokedAt ?? 'no',
-    key.hint,
   ]);
-  const table = formatTable(['ID', 'NAME', 'ACCESS', 'BUSINESSES', 'EXPIRES', 'REVOKED', 'HINT'], rows);
+  const table = formatTable(['ID', 'NAME', 'ACCESS', 'BUSINESSES', 'EXPIRES', 'REVOKED'], rows);
   context.out.result({ keys: keys.map(presentKey) }, keys.length === 0 ? ['No keys.'] : table);
 }
 

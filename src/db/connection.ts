@@ -7,7 +7,6 @@ export type Db = Database.Database;
 
 export interface OpenOptions {
   synchronous?: SqliteSynchronous | 'off';
-  readonly?: boolean;
   /** Integers come back as bigint on the books connection, so money never passes through a float. */
   bigints?: boolean;
 }
@@ -19,13 +18,23 @@ export interface OpenOptions {
  */
 export function openDb(path: string, options: OpenOptions = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { readonly: options.readonly ?? false });
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  db.pragma(`synchronous = ${(options.synchronous ?? 'full').toUpperCase()}`);
+  const db = new Database(path);
+  applyPragmas(db, options.synchronous ?? 'full');
   db.defaultSafeIntegers(options.bigints ?? true);
   return db;
+}
+
+/**
+ * The pragmas every connection to a books file sets. recursive_triggers makes SQLite fire the
+ * DELETE triggers of the row an INSERT OR REPLACE removes, so REPLACE cannot rewrite a posted
+ * line or an audit row behind the immutability triggers.
+ */
+export function applyPragmas(db: Pick<Db, 'pragma'>, synchronous: SqliteSynchronous | 'off'): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('recursive_triggers = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
 }
 
 /** Runs `work` in one synchronous transaction (BEGIN IMMEDIATE); nothing awaits inside. */

@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from '../../db/migrations/index.js';
+import { applyPragmas, type Db } from './connection.js';
 
 const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
   getMigrations: async () => migrations,
@@ -21,11 +22,8 @@ export async function migrateLatest(path: string): Promise<MigrateResult> {
     connection: { filename: path },
     useNullAsDefault: true,
     pool: {
-      afterCreate: (conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) => {
-        conn.pragma('journal_mode = WAL');
-        conn.pragma('foreign_keys = ON');
-        conn.pragma('busy_timeout = 5000');
-        conn.pragma('synchronous = FULL');
+      afterCreate: (conn: Db, done: (err: Error | null, conn: unknown) => void) => {
+        applyPragmas(conn, 'full');
         done(null, conn);
       },
     },

@@ -183,11 +183,20 @@ function handler(operation: Operation, services: Services): AppMiddleware {
       write(work) {
         const outcome = runWrite(services.db, services.clock, claim, work);
         replayed = outcome.replayed;
-        return { status: outcome.status, body: outcome.body };
+        return { status: outcome.status, body: new SerializedJson(outcome.json) };
       },
     });
     if (replayed) ctx.set('idempotent-replayed', 'true');
+    // Serialised here, inside the error wrapper, so an answer that cannot be written as JSON
+    // becomes the spec's internal_error body rather than Koa's own.
+    const text = result.body instanceof SerializedJson ? result.body.text : JSON.stringify(result.body);
     ctx.status = result.status;
-    ctx.body = result.body as object;
+    ctx.type = 'application/json';
+    ctx.body = text;
   };
+}
+
+/** A body a write already serialised inside its transaction (and stored, under a key). */
+class SerializedJson {
+  constructor(readonly text: string) {}
 }

@@ -10,7 +10,6 @@ interface ListedKey {
   businessIds: string[] | null;
   expiresOn: string | null;
   revokedAt: string | null;
-  hint: string;
 }
 
 describe('daybook key', () => {
@@ -108,9 +107,8 @@ describe('daybook key', () => {
       const result = await cli.run(['key', 'list', '--account', accountId]);
       expectOk(result);
       const [header, row] = result.stdout.trimEnd().split('\n');
-      expect(header).to.match(/^ID\s+NAME\s+ACCESS\s+BUSINESSES\s+EXPIRES\s+REVOKED\s+HINT$/);
+      expect(header).to.match(/^ID\s+NAME\s+ACCESS\s+BUSINESSES\s+EXPIRES\s+REVOKED$/);
       expect(row).to.contain(created.id).and.contain('test key').and.contain('all').and.contain('2026-06-30');
-      expect(row).to.contain(`dbk_…${created.key.slice(-4)}`);
       expect(result.stdout).not.to.contain(created.key);
     });
 

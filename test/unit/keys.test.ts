@@ -107,7 +107,10 @@ describe('API keys', () => {
 
       const row = db.prepare('SELECT * FROM api_keys WHERE id = ?').get(created.id) as Record<string, unknown>;
       expect(row.fingerprint).to.equal(fingerprintKey(created.key));
-      expect(row.last_four).to.equal(created.key.slice(-4));
+      // Only the fingerprint: no column holds any part of the key (spec, Authentication rule 2).
+      for (const value of Object.values(row)) {
+        if (typeof value === 'string' && value !== row.fingerprint) expect(created.key.includes(value) && value.length >= 4).to.equal(false);
+      }
     });
 
     it('returns the key once with its details', () => {
@@ -122,7 +125,6 @@ describe('API keys', () => {
         expiresOn: '2026-12-31',
         revokedAt: null,
         createdAt: '2026-03-15T12:00:00.000Z',
-        hint: `dbk_…${created.key.slice(-4)}`,
         alreadyExpired: false,
       });
       const { key: _key, alreadyExpired: _expired, ...info } = created;

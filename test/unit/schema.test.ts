@@ -32,6 +32,8 @@ describe('schema (db/migrations)', () => {
   let clock: FixedClock;
   let business: Business;
   let entryId: string;
+  /** An entry row written directly with room for many lines, to exercise line triggers alone. */
+  let openEntryId: string;
 
   before(async () => {
     temp = await freshDb();
@@ -47,6 +49,11 @@ describe('schema (db/migrations)', () => {
         { accountId: accountIdByRole(db, business.id, 'owner_equity'), direction: 'credit', amountCents: 500n },
       ],
     }).id;
+    openEntryId = newId();
+    db.prepare(
+      `INSERT INTO journal_entries (id, business_id, entry_date, source_type, line_count, actor, created_at)
+       VALUES (?, ?, '2026-03-10', 'manual', 100, 'test', '2026-03-15T12:00:00.000Z')`,
+    ).run(openEntryId, business.id);
   });
 
   after(() => temp.close());
@@ -88,6 +95,61 @@ describe('schema (db/migrations)', () => {
       });
     }
 
+    const replacements: { table: string; sql: (db: Db) => void }[] = [
+      {
+        table: 'journal_lines',
+        sql: (db) => {
+          const line = db.prepare('SELECT * FROM journal_lines WHERE entry_id = ? AND line_no = 1').get(entryId) as Record<string, unknown>;
+          db.prepare(
+            `INSERT OR REPLACE INTO journal_lines (id, entry_id, line_no, business_id, ledger_account_id, entry_date, direction, amount_cents, basis)
+             VALUES (?, ?, 1, ?, ?, ?, ?, 999999, ?)`,
+          ).run(line.id, entryId, line.business_id, line.ledger_account_id, line.entry_date, line.direction, line.basis);
+        },
+      },
+      {
+        table: 'journal_entries',
+        sql: (db) =>
+          db
+            .prepare(
+              `INSERT OR REPLACE INTO journal_entries (id, business_id, entry_date, source_type, line_count, actor, created_at)
+               VALUES (?, ?, '2026-03-10', 'manual', 2, 'forger', '2026-03-15T12:00:00.000Z')`,
+            )
+            .run(entryId, business.id),
+      },
+      {
+        table: 'audit_log',
+        sql: (db) =>
+          db
+            .prepare(
+              `INSERT OR REPLACE INTO audit_log (id, account_id, actor_type, actor_name, action, detail_json, at)
+               VALUES ((SELECT min(id) FROM audit_log), ?, 'cli', 'forger', 'rewritten', '{}', '2026-03-15T12:00:00.000Z')`,
+            )
+            .run(business.accountId),
+      },
+    ];
+    for (const { table, sql } of replacements) {
+      it(`refuses INSERT OR REPLACE over a row of ${table} (recursive_triggers fires the DELETE trigger)`, () => {
+        const before = db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
+        const error = sqliteErrorOf(() => sql(db));
+        expect(error.message).to.equal(`${table} rows are immutable; post a reversing entry instead`);
+        expect(db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()).to.deep.equal(before);
+      });
+    }
+
+    it('refuses a line added to a posted entry (the entry is closed at its line_count)', () => {
+      const before = count(db, 'journal_lines');
+      const error = sqliteErrorOf(() =>
+        db
+          .prepare(
+            `INSERT INTO journal_lines (entry_id, line_no, business_id, ledger_account_id, entry_date, direction, amount_cents, basis)
+             VALUES (?, 3, ?, ?, '2026-03-10', 'debit', 12345, 'both')`,
+          )
+          .run(entryId, business.id, accountIdByRole(db, business.id, 'bank')),
+      );
+      expect(error.message).to.equal('journal entry is closed: it already has all its lines');
+      expect(count(db, 'journal_lines')).to.equal(before);
+    });
+
     it('refuses an UPDATE that changes nothing, too', () => {
       const error = sqliteErrorOf(() => db.prepare('UPDATE journal_entries SET memo = memo WHERE id = ?').run(entryId));
       expect(error.message).to.match(/journal_entries rows are immutable/);
@@ -101,7 +163,7 @@ describe('schema (db/migrations)', () => {
           `INSERT INTO journal_lines (entry_id, line_no, business_id, ledger_account_id, entry_date, direction, amount_cents, basis)
            VALUES (?, ?, ?, ?, ?, 'debit', 100, 'both')`,
         )
-        .run(overrides.entry ?? entryId, lineNo, overrides.businessId ?? business.id, accountId, overrides.date ?? '2026-03-10');
+        .run(overrides.entry ?? openEntryId, lineNo, overrides.businessId ?? business.id, accountId, overrides.date ?? '2026-03-10');
     const refusal = "journal line must post to a postable account of the entry's business";
 
     it('refuses a line on a heading account', () => {
@@ -129,11 +191,7 @@ describe('schema (db/migrations)', () => {
 
     it('accepts a direct line on a postable leaf of the entry’s business (the trigger is not the balance check)', () => {
       const before = count(db, 'journal_lines');
-      const entry = newId();
-      db.prepare(
-        `INSERT INTO journal_entries (id, business_id, entry_date, source_type, actor, created_at) VALUES (?, ?, '2026-03-10', 'manual', 'test', ?)`,
-      ).run(entry, business.id, '2026-03-15T12:00:00.000Z');
-      insertLine(accountIdByRole(db, business.id, 'bank'), 1, { entry });
+      insertLine(accountIdByRole(db, business.id, 'bank'), 1);
       expect(count(db, 'journal_lines')).to.equal(before + 1n);
     });
   });
@@ -147,7 +205,7 @@ describe('schema (db/migrations)', () => {
               `INSERT INTO journal_lines (entry_id, line_no, business_id, ledger_account_id, entry_date, direction, amount_cents, basis)
                VALUES (?, 20, ?, ?, '2026-03-10', 'credit', ?, 'both')`,
             )
-            .run(entryId, business.id, accountIdByRole(db, business.id, 'bank'), amount),
+            .run(openEntryId, business.id, accountIdByRole(db, business.id, 'bank'), amount),
         );
         expect(error.message, String(amount)).to.match(/^CHECK constraint failed: amount_cents > 0 AND amount_cents < 1000000000000000/);
       }
