@@ -36,8 +36,10 @@ interface CreateOptions {
 }
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
-  const account = await withBooks(context, (db) =>
-    createAccount(db, context.io.clock, CLI_ACTOR, { name: options.name, plan: options.plan ?? 'small' }),
+  const account = await withBooks(
+    context,
+    (db) => createAccount(db, context.io.clock, CLI_ACTOR, { name: options.name, plan: options.plan ?? 'small' }),
+    'create',
   );
   printAccount(context, 'created', account);
 }

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { UsageError } from './errors.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
@@ -74,7 +76,15 @@ export async function withBooksAt<T>(path: string, work: (db: Db) => T): Promise
   }
 }
 
-/** withBooksAt the file chosen by --db / DAYBOOK_DB / config. */
-export function withBooks<T>(context: CommandContext, work: (db: Db) => T): Promise<T> {
-  return withBooksAt(resolveDbPath(context.globals, context.io.env), work);
+/**
+ * withBooksAt the file chosen by --db / DAYBOOK_DB / config. Commands that only refer to
+ * records made earlier (`existing`) refuse a file that is not there, rather than leave a new
+ * empty one behind a typo in --db.
+ */
+export function withBooks<T>(context: CommandContext, work: (db: Db) => T, books: 'create' | 'existing' = 'existing'): Promise<T> {
+  const path = resolveDbPath(context.globals, context.io.env);
+  if (books === 'existing' && path !== ':memory:' && !existsSync(path)) {
+    throw new UsageError(`no books at ${path}: check --db (or DAYBOOK_DB), or create an account first`);
+  }
+  return withBooksAt(path, work);
 }

@@ -10,8 +10,10 @@ interface SetOptions {
 }
 
 async function set(options: SetOptions, context: CommandContext): Promise<void> {
-  const rate = await withBooks(context, (db) =>
-    setRate(db, context.io.clock, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
+  const rate = await withBooks(
+    context,
+    (db) => setRate(db, context.io.clock, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
+    'create',
   );
   context.out.result({ ...rate }, [`Rate set: 1 ${rate.currency} = ${rate.usdPerUnit} USD on ${rate.date} (${rate.source})`]);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { one } from '../../src/db/statements.js';
 import { CliHarness, expectBadArguments, expectOk, expectOneErrorLine, parseOneObject } from './support.js';
@@ -93,6 +93,17 @@ describe('daybook (global behaviour)', () => {
       const { id } = parseOneObject<{ id: string }>(result.stdout);
       const listed = await cli.run(['--db', other, '--json', 'key', 'list', '--account', id], { withoutDb: true });
       expect(parseOneObject(listed.stdout)).to.deep.equal({ keys: [] });
+    });
+
+    it('refuses a missing books file for commands about existing records, and creates none (exit 2)', async () => {
+      const typo = join(cli.dir, 'typo.sqlite');
+      for (const args of [
+        ['key', 'list', '--account', '00000000-0000-4000-8000-000000000001'],
+        ['period', 'lock', '--business', '00000000-0000-4000-8000-000000000001', '--through', '2026-01-31'],
+      ]) {
+        expectBadArguments(await cli.run(['--db', typo, ...args], { withoutDb: true }), /no books at .*typo\.sqlite/);
+        expect(existsSync(typo)).to.equal(false);
+      }
     });
   });
 

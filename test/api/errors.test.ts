@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import { Type } from '@sinclair/typebox';
+import { resolveBusiness } from '../../src/books/access.js';
+import { systemAccountId } from '../../src/books/chart.js';
+import { findOrCreateCustomer } from '../../src/books/customers.js';
+import { actorOf } from '../../src/books/keys.js';
+import { postEntry } from '../../src/books/ledger.js';
+import { lockPeriod } from '../../src/books/periods.js';
+import { operations } from '../../src/api/v1/index.js';
+import { defineOperation } from '../../src/http/operation.js';
+import { IsoDate, Strict } from '../../src/schemas/common.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { buildTenant, countRows, expectError, rateLimitHeaders, setAccount, type Tenant } from '../support/api.js';
+import { TEST_ACTOR } from '../support/factories.js';
+
+/**
+ * The error table's codes that the published endpoints cannot reach yet (internal_error,
+ * period_locked, read_only_billing_state), proved through the real pipeline with probe
+ * operations that post through the posting engine, as the later writes will.
+ */
+
+/** Posts a 1.00 owner's deposit dated `date` through the one door for writes. */
+const postProbe = defineOperation({
+  id: 'expenses.create',
+  method: 'POST',
+  path: '/probe/post',
+  permission: 'expenses:write',
+  summary: 'probe: post an entry',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({ date: IsoDate }),
+  responses: { 201: { description: 'posted' } },
+  errors: ['period_locked', 'read_only_billing_state'],
+  handle({ principal, services, body, write }) {
+    const business = resolveBusiness(services.db, principal, undefined);
+    return write(() => {
+      const entry = postEntry(services.db, services.clock, actorOf(principal), {
+        businessId: business.id,
+        date: body.date,
+        sourceType: 'manual',
+        lines: [
+          { accountId: systemAccountId(services.db, business.id, 'bank'), direction: 'debit', amountCents: 100n },
+          { accountId: systemAccountId(services.db, business.id, 'owner_equity'), direction: 'credit', amountCents: 100n },
+        ],
+      });
+      return { status: 201, body: { entryId: entry.id } };
+    });
+  },
+});
+
+/** Creates a customer, then fails while `failures.remaining` > 0: a fault after work was done. */
+const failures = { remaining: 0 };
+const faultProbe = defineOperation({
+  id: 'invoices.send',
+  method: 'POST',
+  path: '/probe/fault',
+  permission: 'invoices:write',
+  summary: 'probe: fail after writing',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({ name: Type.String() }),
+  responses: { 201: { description: 'created' } },
+  errors: [],
+  handle({ principal, services, body, write }) {
+    return write(() => {
+      const created = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.account.id, { name: body.name });
+      if (failures.remaining > 0) {
+        failures.remaining -= 1;
+        throw new Error('disk on fire at /var/lib/daybook/secret-path');
+      }
+      return { status: 201, body: created };
+    });
+  },
+});
+
+/** A handler that answers a refusal instead of throwing it: the door must not commit that. */
+const refusalProbe = defineOperation({
+  id: 'review.accept',
+  method: 'POST',
+  path: '/probe/returned-refusal',
+  permission: 'review:write',
+  summary: 'probe: return a 422',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({ name: Type.String() }),
+  responses: { 201: { description: 'created' } },
+  errors: [],
+  handle({ principal, services, body, write }) {
+    return write(() => {
+      findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.account.id, { name: body.name });
+      return { status: 422, body: { error: 'should have thrown' } };
+    });
+  },
+});
+
+describe('Errors: codes from the error table, through the real pipeline', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+  before(async () => {
+    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: [...operations, postProbe, faultProbe, refusalProbe] });
+    tenant = buildTenant(app, { plan: 'large' });
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  const entries = (): number => countRows(app.db, 'SELECT count(*) FROM journal_entries WHERE business_id = ?', tenant.business.id);
+  const customersNamed = (name: string): number =>
+    countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ? AND name = ?', tenant.account.id, name);
+
+  describe('internal_error (500)', () => {
+    it('answers a fault with the error body, no internals, the request id, and the ratelimit headers; nothing is written', async () => {
+      failures.remaining = 1;
+      const res = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Fault Co' });
+      expectError(res, 500, 'internal_error');
+      expect(res.text).not.to.contain('disk on fire');
+      expect(res.text).not.to.contain('/var/lib');
+      expect(res.text).not.to.match(/\bat .+:\d+:\d+/);
+      expect(rateLimitHeaders(res).limit).to.equal(300);
+      expect(customersNamed('Fault Co')).to.equal(0);
+    });
+
+    it('lets a client retry after a 500 with the same Idempotency-Key: the write runs once (idempotency rule 4)', async () => {
+      failures.remaining = 1;
+      const headers = { 'idempotency-key': 'retry-after-fault' };
+      const first = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers);
+      expectError(first, 500, 'internal_error');
+      expect(customersNamed('Retry Co')).to.equal(0);
+
+      const second = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers);
+      expect(second.status, second.text).to.equal(201);
+      expect(second.headers['idempotent-replayed']).to.equal(undefined);
+
+      const third = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers);
+      expect(third.status).to.equal(201);
+      expect(third.headers['idempotent-replayed']).to.equal('true');
+      expect(third.body).to.deep.equal(second.body);
+      expect(customersNamed('Retry Co')).to.equal(1);
+    });
+
+    it('rolls back a write whose handler answers a refusal instead of throwing it (500, nothing written, nothing stored)', async () => {
+      const res = await app.post('/api/v1/probe/returned-refusal', tenant.key, { name: 'Returned Co' }, { 'idempotency-key': 'returned' });
+      expectError(res, 500, 'internal_error');
+      expect(customersNamed('Returned Co')).to.equal(0);
+      expect(countRows(app.db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'returned'")).to.equal(0);
+    });
+  });
+
+  describe('period_locked (409)', () => {
+    before(() => {
+      lockPeriod(app.db, app.clock, TEST_ACTOR, tenant.business.id, '2026-02-28');
+    });
+
+    it('refuses a posting dated in a closed period, writes nothing and leaves the key free', async () => {
+      const before = entries();
+      const headers = { 'idempotency-key': 'locked-then-fixed' };
+      const res = await app.post('/api/v1/probe/post', tenant.key, { date: '2026-02-28' }, headers);
+      expectError(res, 409, 'period_locked', 'date:');
+      expect(rateLimitHeaders(res).limit).to.equal(300);
+      expect(entries()).to.equal(before);
+
+      // period_locked is a 409 but not an idempotency clash: the corrected request runs.
+      const fixed = await app.post('/api/v1/probe/post', tenant.key, { date: '2026-03-01' }, headers);
+      expect(fixed.status, fixed.text).to.equal(201);
+      expect(entries()).to.equal(before + 1);
+    });
+  });
+
+  describe('read_only_billing_state (402)', () => {
+    after(() => {
+      setAccount(app, tenant.account.id, { billingState: 'active' });
+    });
+
+    it('refuses any write that posts while billing is past due; reads and POST /customers still work', async () => {
+      setAccount(app, tenant.account.id, { billingState: 'past_due' });
+      const before = entries();
+      expectError(await app.post('/api/v1/probe/post', tenant.key, { date: '2026-03-10' }), 402, 'read_only_billing_state');
+      expect(entries()).to.equal(before);
+      expect((await app.get('/api/v1/businesses', tenant.key)).status).to.equal(200);
+      expect((await app.post('/api/v1/customers', tenant.key, { name: 'Still Billing Co' })).status).to.equal(201);
+
+      setAccount(app, tenant.account.id, { billingState: 'active' });
+      expect((await app.post('/api/v1/probe/post', tenant.key, { date: '2026-03-10' })).status).to.equal(201);
+    });
+  });
+
+  describe('not_found (404) for paths in another case', () => {
+    it('matches paths case-sensitively: /api/v1/BUSINESSES is an unknown path, not counted', async () => {
+      const res = await app.get('/api/v1/BUSINESSES', tenant.key);
+      expectError(res, 404, 'not_found');
+      expect(res.headers['ratelimit-limit']).to.equal(undefined);
+    });
+  });
+});
