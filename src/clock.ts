@@ -46,7 +46,3 @@ export function todayUtc(clock: Clock): string {
 export function nowIso(clock: Clock): string {
   return clock.now().toISOString();
 }
-
-export function nowUnixSeconds(clock: Clock): number {
-  return Math.floor(clock.now().getTime() / 1000);
-}

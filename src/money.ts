@@ -6,6 +6,9 @@
 
 export const CURRENCIES = ['USD', 'CAD', 'EUR', 'GBP', 'MXN'] as const;
 export type Currency = (typeof CURRENCIES)[number];
+export type ForeignCurrency = Exclude<Currency, 'USD'>;
+/** The currencies an exchange rate converts to US dollars. */
+export const FOREIGN_CURRENCIES = CURRENCIES.filter((currency): currency is ForeignCurrency => currency !== 'USD');
 
 /** Every line amount, subtotal and total must stay strictly under this (ten trillion dollars). */
 export const AMOUNT_CEILING_CENTS = 10n ** 15n;

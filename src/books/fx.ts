@@ -5,9 +5,8 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
-import { type Currency, FX_RATE_SCALE, parseDecimal } from '../money.js';
+import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 
-export type ForeignCurrency = Exclude<Currency, 'USD'>;
 export type RateSource = 'manual' | 'frankfurter' | 'ecb';
 
 export interface ExchangeRate {
@@ -29,7 +28,9 @@ export function normalizeRate(text: string): string {
 
 /** Stores (or replaces) the USD value of one unit of `currency` on `date`. */
 export function setRate(db: Db, clock: Clock, input: { currency: string; date: string; usdPerUnit: string; source?: RateSource }): ExchangeRate {
-  if (!['CAD', 'EUR', 'GBP', 'MXN'].includes(input.currency)) throw validationFailed('currency', 'must be one of CAD, EUR, GBP, MXN');
+  if (!(FOREIGN_CURRENCIES as readonly string[]).includes(input.currency)) {
+    throw validationFailed('currency', `must be one of ${FOREIGN_CURRENCIES.join(', ')}`);
+  }
   if (!isIsoDate(input.date)) throw validationFailed('date', 'must be a date YYYY-MM-DD');
   let usdPerUnit: string;
   try {

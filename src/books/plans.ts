@@ -9,7 +9,3 @@ export type Plan = keyof typeof PLANS;
 export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
 
 export const RATE_WINDOW_SECONDS = 600;
-
-export function isPlan(value: unknown): value is Plan {
-  return typeof value === 'string' && value in PLANS;
-}

@@ -4,7 +4,6 @@ import { isUuid } from '../books/ids.js';
 import type { KeyAccess } from '../books/keys.js';
 import { PLAN_NAMES } from '../books/plans.js';
 import { isIsoDate } from '../dates.js';
-import { CURRENCIES } from '../money.js';
 
 /**
  * Argument parsers and shared option definitions. A parser throws InvalidArgumentError, which
@@ -74,8 +73,6 @@ export function accessFromFlag(flag: AccessFlag): KeyAccess {
 export function accessLabel(access: KeyAccess): AccessFlag {
   return access === 'read_write' ? 'read-write' : 'read';
 }
-
-export const FOREIGN_CURRENCIES = CURRENCIES.filter((currency) => currency !== 'USD');
 
 /** An option limited to a fixed list; commander names the allowed values on error. */
 export function choiceOption(flags: string, description: string, choices: readonly string[]): Option {

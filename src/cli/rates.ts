@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { setRate } from '../books/fx.js';
-import { choiceOption, FOREIGN_CURRENCIES, isoDate } from './args.js';
+import { FOREIGN_CURRENCIES } from '../money.js';
+import { choiceOption, isoDate } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
 
 interface SetOptions {

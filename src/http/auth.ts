@@ -1,7 +1,7 @@
 import { authenticateKey } from '../books/keys.js';
-import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 import { ApiError } from '../errors.js';
 import type { AppMiddleware, Services } from './context.js';
+import { rateLimited } from './limits.js';
 
 /** Failed authentications allowed per source address per window before rate_limited. */
 export const AUTH_FAILURES_PER_WINDOW = 300;
@@ -20,10 +20,7 @@ export function authenticate(services: Services): AppMiddleware {
     if (!principal) {
       const usage = await services.counters.authFailures.count(ctx.ip || 'unknown');
       if (usage.used > AUTH_FAILURES_PER_WINDOW) {
-        const retryAfter = Math.max(1, Math.ceil((usage.msBeforeReset || RATE_WINDOW_SECONDS * 1000) / 1000));
-        throw new ApiError('rate_limited', 'Too many failed authentications from this address; wait and retry.', {
-          'retry-after': String(retryAfter),
-        });
+        throw rateLimited('Too many failed authentications from this address; wait and retry.', usage);
       }
       throw new ApiError('invalid_key', INVALID_KEY_MESSAGE);
     }

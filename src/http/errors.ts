@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { MAX_BODY_BYTES } from './body.js';
 import type { Logger } from '../log.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
@@ -31,7 +32,7 @@ function translateForeign(thrown: unknown): ApiError {
   const status = (thrown as { status?: unknown; type?: unknown })?.status;
   const type = (thrown as { type?: unknown })?.type;
   if (status === 413 || type === 'entity.too.large') {
-    return new ApiError('validation_failed', 'body: must be at most 1048576 bytes');
+    return new ApiError('validation_failed', `body: must be at most ${MAX_BODY_BYTES} bytes`);
   }
   if (status === 400 && (type === 'entity.parse.failed' || thrown instanceof SyntaxError)) {
     return new ApiError('validation_failed', 'body: must be a JSON object');

@@ -1,5 +1,7 @@
 import { rateBudgets } from '../books/accounts.js';
+import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 import { ApiError } from '../errors.js';
+import type { WindowUsage } from './rate-limit.js';
 import { type AppMiddleware, principalOf, type Services } from './context.js';
 
 export type RequestKind = 'read' | 'write';
@@ -18,16 +20,17 @@ export function rateLimit(services: Services, kind: RequestKind): AppMiddleware 
     if (!budgets) return next();
     const limit = kind === 'read' ? budgets.readsPerWindow : budgets.writesPerWindow;
     const usage = await counter.count(principal.keyId);
-    const secondsToReset = Math.ceil(usage.msBeforeReset / 1000);
-    if (usage.used > limit) {
-      throw new ApiError('rate_limited', `Rate limit of ${limit} ${kind}s per 10 minutes reached for this key.`, {
-        'retry-after': String(Math.max(1, secondsToReset)),
-      });
-    }
+    if (usage.used > limit) throw rateLimited(`Rate limit of ${limit} ${kind}s per 10 minutes reached for this key.`, usage);
     ctx.set('ratelimit-limit', String(limit));
     ctx.set('ratelimit-remaining', String(limit - usage.used));
     // The first whole Unix second at or after the window's end (never a second before it).
     ctx.set('ratelimit-reset', String(Math.ceil((services.clock.now().getTime() + usage.msBeforeReset) / 1000)));
     await next();
   };
+}
+
+/** The rate_limited answer: retry-after is the whole seconds until the window ends (at least 1). */
+export function rateLimited(message: string, usage: WindowUsage): ApiError {
+  const msToWait = usage.msBeforeReset > 0 ? usage.msBeforeReset : RATE_WINDOW_SECONDS * 1000;
+  return new ApiError('rate_limited', message, { 'retry-after': String(Math.max(1, Math.ceil(msToWait / 1000))) });
 }

@@ -73,8 +73,5 @@ export const ErrorBody = Strict(
 /** Page size for cursor-paged lists and the review queue: 1 to 100, default 50. */
 export const LimitParam = Type.String({ pattern: '^(100|[1-9][0-9]?)$', 'x-error': 'must be an integer from 1 to 100' });
 
-export const EntityIdParam = Uuid;
-
-export const NoProperties = Strict({});
 
 export type { Static, TSchema, TObject };

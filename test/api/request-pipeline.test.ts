@@ -495,9 +495,11 @@ describe('Rules that apply to every request', () => {
         'access-control-request-method': 'POST',
         'access-control-request-headers': 'authorization, content-type',
       };
-      for (const key of [tenant.key, null]) {
+      // Authentication comes before route matching: with a working key the preflight is the
+      // JSON 404, without one it is the identical 401.
+      for (const [key, status] of [[tenant.key, 404], [null, 401]] as const) {
         const res = await app.request('OPTIONS', '/api/v1/customers', { key, headers: preflight });
-        expect([401, 404]).to.include(res.status);
+        expect(res.status).to.equal(status);
         expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).to.deep.equal([]);
       }
     });

@@ -27,7 +27,8 @@ describe('schema snapshot (db/schema.sql)', () => {
 
   it('matches what the migrations produce', () => {
     const actual = dumpSchema(temp);
-    if (process.env.UPDATE_SCHEMA_SNAPSHOT === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, actual);
+    if (process.env.UPDATE_SCHEMA_SNAPSHOT === '1') writeFileSync(SNAPSHOT, actual);
+    expect(existsSync(SNAPSHOT), 'db/schema.sql is missing: run UPDATE_SCHEMA_SNAPSHOT=1 npm test').to.equal(true);
     expect(actual).to.equal(readFileSync(SNAPSHOT, 'utf8'), 'schema changed: add a migration and run UPDATE_SCHEMA_SNAPSHOT=1 npm test');
   });
 });
