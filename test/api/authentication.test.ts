@@ -143,6 +143,30 @@ describe('Authentication', () => {
       expect(countRows(app.db, 'SELECT count(*) FROM customers WHERE id = ?', res.body.id)).to.equal(1);
     });
   });
+
+  describe('rule 9: every write is recorded in the audit log under the key\'s name', () => {
+    it('records the write with actor_type api_key, the key id and the key name', async () => {
+      const named = buildKey(app.db, app.clock, { accountId: tenant.account.id, name: 'ledger-sync' });
+      const res = await app.post('/api/v1/customers', named.key, { name: 'Audited Co' });
+      expect(res.status).to.equal(201);
+      const row = app.db
+        .prepare("SELECT actor_type, actor_id, actor_name, action, subject_id FROM audit_log WHERE action = 'customer.create' AND subject_id = ?")
+        .get(res.body.id);
+      expect(row).to.deep.equal({ actor_type: 'api_key', actor_id: named.id, actor_name: 'ledger-sync', action: 'customer.create', subject_id: res.body.id });
+    });
+  });
+
+  describe('rule 10: rotation (create the new key, switch, verify, revoke the old)', () => {
+    it('serves both keys side by side until the old one is revoked, then only the new one', async () => {
+      const rotating = buildTenant(app, { plan: 'small' });
+      const replacement = buildKey(app.db, app.clock, { accountId: rotating.account.id, name: 'replacement' });
+      expect((await app.get('/api/v1/businesses', rotating.key)).status).to.equal(200);
+      expect((await app.get('/api/v1/businesses', replacement.key)).status).to.equal(200);
+      revokeKey(app.db, app.clock, TEST_ACTOR, rotating.keys[0]!.id);
+      expectError(await app.get('/api/v1/businesses', rotating.key), 401, 'invalid_key');
+      expect((await app.get('/api/v1/businesses', replacement.key)).status).to.equal(200);
+    });
+  });
 });
 
 describe('Limits: failed authentication counted per source address', () => {
