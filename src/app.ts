@@ -6,7 +6,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import { authenticate } from './http/auth.js';
-import type { AppContext, AppMiddleware, RequestState, Services } from './http/context.js';
+import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
@@ -63,12 +63,7 @@ export function buildApp(options: AppOptions): DaybookApp {
 function apiPipeline(services: Services, served: readonly Operation[]): AppMiddleware {
   const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true, sensitive: true });
   mountOperations(router, services, served);
-  const routes = router.routes() as unknown as AppMiddleware;
-  const onlyGetAndPost: AppMiddleware = async (ctx, next) => {
-    if (ctx.method === 'GET' || ctx.method === 'POST') await routes(ctx, next);
-    else await next();
-  };
-  return compose([authenticate(services), onlyGetAndPost, notFoundFallback]) as AppMiddleware;
+  return compose([authenticate(services), onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 
 function publicPipeline(): AppMiddleware {
@@ -76,14 +71,19 @@ function publicPipeline(): AppMiddleware {
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
+  return compose([onlyMethods(['GET'], router), notFoundFallback]) as AppMiddleware;
+}
+
+/**
+ * The router's routes for `methods` only: @koa/router would also answer HEAD for a GET route,
+ * and every other method must fall through to the JSON 404.
+ */
+function onlyMethods(methods: readonly string[], router: Router<RequestState>): AppMiddleware {
   const routes = router.routes() as unknown as AppMiddleware;
-  return compose([
-    async (ctx: AppContext, next: () => Promise<void>) => {
-      if (ctx.method === 'GET') await routes(ctx, next);
-      else await next();
-    },
-    notFoundFallback,
-  ]) as AppMiddleware;
+  return async (ctx, next) => {
+    if (methods.includes(ctx.method)) await routes(ctx, next);
+    else await next();
+  };
 }
 
 function routeByPrefix(api: AppMiddleware, publicRoutes: AppMiddleware): AppMiddleware {

@@ -35,6 +35,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The spec's error body: every failure answers exactly this shape. */
+export function errorBody(code: ErrorCode, message: string, requestId: string) {
+  return { error: { code, message, requestId } };
+}
+
 /** A 422 whose message starts with the failing field path, as the spec requires. */
 export function validationFailed(fieldPath: string, problem: string): ApiError {
   return new ApiError('validation_failed', `${fieldPath}: ${problem}`);

@@ -9,6 +9,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
+import { errorBody } from './errors.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
 import { createLogger, type Logger } from './log.js';
 
@@ -80,9 +81,7 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
     return;
   }
   const requestId = randomUUID();
-  const body = JSON.stringify({
-    error: { code: 'validation_failed', message: 'request: is not a well-formed HTTP/1.1 request', requestId },
-  });
+  const body = JSON.stringify(errorBody('validation_failed', 'request: is not a well-formed HTTP/1.1 request', requestId));
   socket.end(
     'HTTP/1.1 422 Unprocessable Entity\r\n' +
       'content-type: application/json; charset=utf-8\r\n' +

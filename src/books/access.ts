@@ -28,11 +28,3 @@ export function resolveBusiness(db: Db, principal: Principal, entityId: string |
   throw validationFailed('entityId', 'required when the key can reach more than one business');
 }
 
-/**
- * For a single row found by id: visible only when it lives in a business the key can reach;
- * otherwise it answers exactly like a row that does not exist.
- */
-export function assertRowReachable(principal: Principal, rowBusiness: Business | undefined, what: string): asserts rowBusiness is Business {
-  if (!rowBusiness || rowBusiness.accountId !== principal.account.id) throw notFound(what);
-  if (principal.businessIds && !principal.businessIds.includes(rowBusiness.id)) throw notFound(what);
-}

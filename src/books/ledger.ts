@@ -122,9 +122,13 @@ export function assertPostingAllowed(db: Db, businessId: string, date: string): 
   }
 }
 
+function assertEntryDate(date: string): void {
+  if (!isIsoDate(date)) throw new PostingError('bad_date', `date: ${date} is not a date YYYY-MM-DD`);
+}
+
 /** Checks the shape of a draft: line count, amounts, dates and balance in both views. */
 export function assertDraftBalanced(draft: JournalEntryDraft): void {
-  if (!isIsoDate(draft.date)) throw new PostingError('bad_date', `date: ${draft.date} is not a date YYYY-MM-DD`);
+  assertEntryDate(draft.date);
   if (draft.lines.length < 2) throw new PostingError('too_few_lines', 'lines: an entry needs at least two lines');
   if (draft.lines.length > MAX_LINES_PER_ENTRY) {
     throw new PostingError('too_many_lines', `lines: an entry may have at most ${MAX_LINES_PER_ENTRY} lines`);
@@ -176,7 +180,7 @@ function assertAccountsPostable(db: Db, draft: JournalEntryDraft): void {
  * one (a savepoint), so a command can post, audit and store its result in one commit.
  */
 export function postEntry(db: Db, clock: Clock, actor: Actor, draft: JournalEntryDraft): JournalEntry {
-  if (!isIsoDate(draft.date)) throw new PostingError('bad_date', `date: ${draft.date} is not a date YYYY-MM-DD`);
+  assertEntryDate(draft.date);
   return inTransaction(db, () => {
     // Billing and period locks first: they are what a caller can act on.
     assertPostingAllowed(db, draft.businessId, draft.date);

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError, errorBody } from '../errors.js';
 import { MAX_BODY_BYTES } from './body.js';
 import type { Logger } from '../log.js';
 import type { AppContext, AppMiddleware } from './context.js';
@@ -24,7 +24,7 @@ export function errorRenderer(log: Logger): AppMiddleware {
 export function renderError(ctx: AppContext, error: ApiError): void {
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-  ctx.body = { error: { code: error.code, message: error.message, requestId: ctx.state.requestId } };
+  ctx.body = errorBody(error.code, error.message, ctx.state.requestId);
 }
 
 /** Errors raised by libraries (the body parser) that are the client's fault, not ours. */
