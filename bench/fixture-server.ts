@@ -1,12 +1,12 @@
 /**
  * Starts Daybook over a fresh SQLite file with one account, business and Read only key, and
- * prints {url, key, accountId, db} as one JSON line; serves until SIGTERM. bench/run.ts runs it
+ * prints {url, key, tenantId, db} as one JSON line; serves until SIGTERM. bench/run.ts runs it
  * in its own process so the load generator does not share its event loop.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAccount } from '../src/books/accounts.js';
+import { createTenant } from '../src/books/tenants.js';
 import { CLI_ACTOR } from '../src/books/audit.js';
 import { createBusiness } from '../src/books/businesses.js';
 import { createKey } from '../src/books/keys.js';
@@ -19,10 +19,10 @@ const dir = mkdtempSync(join(tmpdir(), 'daybook-bench-'));
 const db = join(dir, 'bench.sqlite');
 const config = loadConfig(process.env, { db, port: 0, host: '127.0.0.1', logLevel: 'silent' });
 const server = await startServer(config, { log: createLogger('silent') });
-const account = createAccount(server.db, systemClock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-createBusiness(server.db, systemClock, CLI_ACTOR, { accountId: account.id, name: 'Bench Business' });
-const { key } = createKey(server.db, systemClock, CLI_ACTOR, { accountId: account.id, name: 'bench', access: 'read' });
-console.log(JSON.stringify({ url: server.url, key, accountId: account.id, db, synchronous: config.sqliteSynchronous }));
+const tenant = createTenant(server.db, systemClock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
+createBusiness(server.db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
+const { key } = createKey(server.db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'bench', access: 'read' });
+console.log(JSON.stringify({ url: server.url, key, tenantId: tenant.id, db, synchronous: config.sqliteSynchronous }));
 
 process.once('SIGTERM', () => {
   void server.close().then(() => {

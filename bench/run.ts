@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { updateAccount } from '../src/books/accounts.js';
+import { updateTenant } from '../src/books/tenants.js';
 import { CLI_ACTOR } from '../src/books/audit.js';
 import { systemClock } from '../src/clock.js';
 import { openDb } from '../src/db/connection.js';
@@ -22,7 +22,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 interface Fixture {
   url: string;
   key: string;
-  accountId: string;
+  tenantId: string;
   db: string;
   synchronous: string;
 }
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   try {
     console.log(`node ${process.version}, ${seconds}s per case, ${connections} connections, synchronous=${fixture.synchronous}`);
     for (const benchCase of cases) {
-      updateAccount(db, systemClock, CLI_ACTOR, fixture.accountId, {
+      updateTenant(db, systemClock, CLI_ACTOR, fixture.tenantId, {
         rateLimit: benchCase.rateLimit === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000 },
       });
       const result = await autocannon({

@@ -1,10 +1,10 @@
-CREATE INDEX api_keys_account ON api_keys(account_id);
+CREATE INDEX api_keys_tenant ON api_keys(tenant_id);
 
-CREATE INDEX audit_log_account_at ON audit_log(account_id, at);
+CREATE INDEX audit_log_tenant_at ON audit_log(tenant_id, at);
 
-CREATE INDEX businesses_account ON businesses(account_id, name);
+CREATE INDEX businesses_tenant ON businesses(tenant_id, name);
 
-CREATE INDEX customers_account_name ON customers(account_id, name_key);
+CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key);
 
 CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at);
 
@@ -40,20 +40,6 @@ CREATE INDEX transactions_business_date ON transactions(business_id, txn_date DE
 
 CREATE INDEX transactions_vendor ON transactions(vendor_id);
 
-CREATE TABLE accounts (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
-    plan TEXT NOT NULL CHECK (plan IN ('small','middle','large')),
-    api_access INTEGER NOT NULL DEFAULT 0 CHECK (api_access IN (0,1)),
-    billing_state TEXT NOT NULL DEFAULT 'active' CHECK (billing_state IN ('active','past_due')),
-    payment_terms_days INTEGER NOT NULL DEFAULT 30 CHECK (payment_terms_days BETWEEN 0 AND 365),
-    rate_limit_mode TEXT NOT NULL DEFAULT 'plan' CHECK (rate_limit_mode IN ('plan','custom','off')),
-    rate_limit_reads INTEGER CHECK (rate_limit_reads > 0),
-    rate_limit_writes INTEGER CHECK (rate_limit_writes > 0),
-    created_at TEXT NOT NULL,
-    CHECK ((rate_limit_mode = 'custom') = (rate_limit_reads IS NOT NULL AND rate_limit_writes IS NOT NULL))
-  ) STRICT;
-
 CREATE TABLE api_key_businesses (
     api_key_id TEXT NOT NULL REFERENCES api_keys(id),
     business_id TEXT NOT NULL REFERENCES businesses(id),
@@ -62,7 +48,7 @@ CREATE TABLE api_key_businesses (
 
 CREATE TABLE api_keys (
     id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     fingerprint TEXT NOT NULL UNIQUE CHECK (length(fingerprint) = 64),
     access TEXT NOT NULL CHECK (access IN ('read','read_write')),
@@ -73,7 +59,7 @@ CREATE TABLE api_keys (
 
 CREATE TABLE audit_log (
     id INTEGER PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     business_id TEXT REFERENCES businesses(id),
     actor_type TEXT NOT NULL CHECK (actor_type IN ('api_key','cli','system')),
     actor_id TEXT,
@@ -103,7 +89,7 @@ CREATE TABLE bills (
 
 CREATE TABLE businesses (
     id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     basis TEXT NOT NULL DEFAULT 'accrual' CHECK (basis IN ('accrual','cash')),
     payment_terms_days INTEGER CHECK (payment_terms_days BETWEEN 0 AND 365),
@@ -113,7 +99,7 @@ CREATE TABLE businesses (
 
 CREATE TABLE customers (
     id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     name_key TEXT NOT NULL,
     email TEXT CHECK (length(email) <= 320),
@@ -132,7 +118,7 @@ CREATE TABLE customers (
 
 CREATE TABLE email_outbox (
     id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     business_id TEXT REFERENCES businesses(id),
     kind TEXT NOT NULL CHECK (kind IN ('invoice','reminder')),
     invoice_id TEXT REFERENCES invoices(id),
@@ -304,6 +290,20 @@ CREATE TABLE review_queue_items (
     created_at TEXT NOT NULL
   ) STRICT;
 
+CREATE TABLE "tenants" (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+    plan TEXT NOT NULL CHECK (plan IN ('small','middle','large')),
+    api_access INTEGER NOT NULL DEFAULT 0 CHECK (api_access IN (0,1)),
+    billing_state TEXT NOT NULL DEFAULT 'active' CHECK (billing_state IN ('active','past_due')),
+    payment_terms_days INTEGER NOT NULL DEFAULT 30 CHECK (payment_terms_days BETWEEN 0 AND 365),
+    rate_limit_mode TEXT NOT NULL DEFAULT 'plan' CHECK (rate_limit_mode IN ('plan','custom','off')),
+    rate_limit_reads INTEGER CHECK (rate_limit_reads > 0),
+    rate_limit_writes INTEGER CHECK (rate_limit_writes > 0),
+    created_at TEXT NOT NULL,
+    CHECK ((rate_limit_mode = 'custom') = (rate_limit_reads IS NOT NULL AND rate_limit_writes IS NOT NULL))
+  ) STRICT;
+
 CREATE TABLE today_signals (
     id TEXT PRIMARY KEY,
     business_id TEXT NOT NULL REFERENCES businesses(id),
@@ -336,12 +336,12 @@ CREATE TABLE transactions (
 
 CREATE TABLE vendors (
     id TEXT PRIMARY KEY,
-    account_id TEXT NOT NULL REFERENCES accounts(id),
+    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     is_1099_eligible INTEGER NOT NULL DEFAULT 0 CHECK (is_1099_eligible IN (0,1)),
     archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0,1)),
     created_at TEXT NOT NULL,
-    UNIQUE (account_id, name)
+    UNIQUE (tenant_id, name)
   ) STRICT;
 
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log

@@ -1,4 +1,4 @@
-import { createAccount } from '../../src/books/accounts.js';
+import { createTenant } from '../../src/books/tenants.js';
 import { CLI_ACTOR } from '../../src/books/audit.js';
 import { type Basis, createBusiness } from '../../src/books/businesses.js';
 import { listPostableAccounts, systemAccountId } from '../../src/books/chart.js';
@@ -15,15 +15,15 @@ import { type Db, inTransaction } from '../../src/db/connection.js';
  */
 
 export interface DemoBooks {
-  accountId: string;
-  accountName: string;
+  tenantId: string;
+  tenantName: string;
   businesses: { id: string; name: string }[];
   /** The demo key itself: printed once by `daybook demo`, never stored. */
   key: string;
   keyId: string;
 }
 
-export const DEMO_ACCOUNT_NAME = 'Harbor & Pine Bookkeeping';
+export const DEMO_TENANT_NAME = 'Harbor & Pine Bookkeeping';
 
 interface DemoExpense {
   daysAgo: number;
@@ -102,13 +102,13 @@ function postDemoEntries(db: Db, clock: Clock, businessId: string, demo: DemoBus
 
 export function seedDemo(db: Db, clock: Clock): DemoBooks {
   return inTransaction(db, () => {
-    const account = createAccount(db, clock, CLI_ACTOR, { name: DEMO_ACCOUNT_NAME, plan: 'middle' });
+    const tenant = createTenant(db, clock, CLI_ACTOR, { name: DEMO_TENANT_NAME, plan: 'middle' });
     const businesses = DEMO_BUSINESSES.map((demo) => {
-      const business = createBusiness(db, clock, CLI_ACTOR, { accountId: account.id, name: demo.name, basis: demo.basis });
+      const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: demo.name, basis: demo.basis });
       postDemoEntries(db, clock, business.id, demo);
       return { id: business.id, name: business.name };
     });
-    const key = createKey(db, clock, CLI_ACTOR, { accountId: account.id, name: 'demo key', access: 'read_write' });
-    return { accountId: account.id, accountName: account.name, businesses, key: key.key, keyId: key.id };
+    const key = createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'demo key', access: 'read_write' });
+    return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id };
   });
 }

@@ -3,14 +3,14 @@ import { ApiError, notFound, validationFailed } from '../errors.js';
 import { type Business, findBusiness, listBusinesses } from './businesses.js';
 import type { Principal } from './keys.js';
 
-/** The businesses a key can reach: all of its account's, or only those it was limited to. */
+/** The businesses a key can reach: all of its tenant's, or only those it was limited to. */
 export function reachableBusinesses(db: Db, principal: Principal): Business[] {
-  return listBusinesses(db, principal.account.id, principal.businessIds);
+  return listBusinesses(db, principal.tenant.id, principal.businessIds);
 }
 
 /**
  * The business a call is about. A named entityId the key was not given is entity_not_allowed;
- * one that is not a business of the key's account is not_found. An omitted entityId is
+ * one that is not a business of the key's tenant is not_found. An omitted entityId is
  * allowed only when the key reaches exactly one business.
  */
 export function resolveBusiness(db: Db, principal: Principal, entityId: string | undefined): Business {
@@ -19,7 +19,7 @@ export function resolveBusiness(db: Db, principal: Principal, entityId: string |
       throw new ApiError('entity_not_allowed', 'entityId: this key is not allowed to use that business.');
     }
     const business = findBusiness(db, entityId);
-    if (!business || business.accountId !== principal.account.id) throw notFound('business');
+    if (!business || business.tenantId !== principal.tenant.id) throw notFound('business');
     return business;
   }
   const reachable = reachableBusinesses(db, principal);

@@ -13,7 +13,7 @@ export interface Actor {
 export const CLI_ACTOR: Actor = { type: 'cli', id: null, name: 'daybook cli' };
 
 export interface AuditEvent {
-  accountId: string;
+  tenantId: string;
   businessId?: string | null;
   action: string;
   subjectType?: string | null;
@@ -25,9 +25,9 @@ export interface AuditEvent {
 export function recordAudit(db: Db, clock: Clock, actor: Actor, event: AuditEvent): void {
   run(
     db,
-    `INSERT INTO audit_log (account_id, business_id, actor_type, actor_id, actor_name, action, subject_type, subject_id, detail_json, at)
+    `INSERT INTO audit_log (tenant_id, business_id, actor_type, actor_id, actor_name, action, subject_type, subject_id, detail_json, at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    event.accountId,
+    event.tenantId,
     event.businessId ?? null,
     actor.type,
     actor.id,

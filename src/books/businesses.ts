@@ -4,7 +4,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { all, int, one, run } from '../db/statements.js';
 import { notFound } from '../errors.js';
-import { getAccount } from './accounts.js';
+import { getTenant } from './tenants.js';
 import { type Actor, recordAudit } from './audit.js';
 import { createStandardChart } from './chart.js';
 import { newId } from './ids.js';
@@ -13,7 +13,7 @@ export type Basis = 'accrual' | 'cash';
 
 export interface Business {
   id: string;
-  accountId: string;
+  tenantId: string;
   name: string;
   basis: Basis;
   paymentTermsDays: number | null;
@@ -22,7 +22,7 @@ export interface Business {
 
 interface BusinessRow {
   id: string;
-  account_id: string;
+  tenant_id: string;
   name: string;
   basis: Basis;
   payment_terms_days: bigint | null;
@@ -32,7 +32,7 @@ interface BusinessRow {
 function toBusiness(row: BusinessRow): Business {
   return {
     id: row.id,
-    accountId: row.account_id,
+    tenantId: row.tenant_id,
     name: row.name,
     basis: row.basis,
     paymentTermsDays: int(row.payment_terms_days),
@@ -52,7 +52,7 @@ export function getBusiness(db: Db, id: string): Business {
 }
 
 export interface CreateBusinessInput {
-  accountId: string;
+  tenantId: string;
   name: string;
   basis?: Basis;
   paymentTermsDays?: number | null;
@@ -62,12 +62,12 @@ export interface CreateBusinessInput {
 export function createBusiness(db: Db, clock: Clock, actor: Actor, input: CreateBusinessInput): Business {
   const id = newId();
   return inTransaction(db, () => {
-    getAccount(db, input.accountId);
+    getTenant(db, input.tenantId);
     run(
       db,
-      'INSERT INTO businesses (id, account_id, name, basis, payment_terms_days, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO businesses (id, tenant_id, name, basis, payment_terms_days, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       id,
-      input.accountId,
+      input.tenantId,
       input.name,
       input.basis ?? 'accrual',
       input.paymentTermsDays ?? null,
@@ -75,7 +75,7 @@ export function createBusiness(db: Db, clock: Clock, actor: Actor, input: Create
     );
     createStandardChart(db, clock, id);
     recordAudit(db, clock, actor, {
-      accountId: input.accountId,
+      tenantId: input.tenantId,
       businessId: id,
       action: 'business.create',
       subjectType: 'business',
@@ -86,9 +86,9 @@ export function createBusiness(db: Db, clock: Clock, actor: Actor, input: Create
   });
 }
 
-/** The account's businesses, or only `grantedIds` when the caller is limited to some. */
-export function listBusinesses(db: Db, accountId: string, grantedIds: readonly string[] | null = null): Business[] {
-  const rows = all<BusinessRow>(db, 'SELECT * FROM businesses WHERE account_id = ? ORDER BY name, id', accountId);
+/** The tenant's businesses, or only `grantedIds` when the caller is limited to some. */
+export function listBusinesses(db: Db, tenantId: string, grantedIds: readonly string[] | null = null): Business[] {
+  const rows = all<BusinessRow>(db, 'SELECT * FROM businesses WHERE tenant_id = ? ORDER BY name, id', tenantId);
   const granted = grantedIds && new Set(grantedIds);
   return rows.filter((row) => !granted || granted.has(row.id)).map(toBusiness);
 }

@@ -30,23 +30,23 @@ export function customerNameKey(name: string): string {
  * case-insensitively) unchanged, ignoring every other field sent. The caller holds the
  * transaction.
  */
-export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, accountId: string, input: NewCustomer): { id: string; created: boolean } {
+export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantId: string, input: NewCustomer): { id: string; created: boolean } {
   const nameKey = customerNameKey(input.name);
   const existing = one<{ id: string }>(
     db,
-    'SELECT id FROM customers WHERE account_id = ? AND name_key = ? AND archived = 0 ORDER BY created_at, id LIMIT 1',
-    accountId,
+    'SELECT id FROM customers WHERE tenant_id = ? AND name_key = ? AND archived = 0 ORDER BY created_at, id LIMIT 1',
+    tenantId,
     nameKey,
   );
   if (existing) return { id: existing.id, created: false };
   const id = newId();
   run(
     db,
-    `INSERT INTO customers (id, account_id, name, name_key, email, phone, address_line1, address_line2, city, state, postal_code,
+    `INSERT INTO customers (id, tenant_id, name, name_key, email, phone, address_line1, address_line2, city, state, postal_code,
        currency, payment_terms_days, reminders_enabled, archived, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
     id,
-    accountId,
+    tenantId,
     input.name,
     nameKey,
     input.email ?? null,
@@ -61,6 +61,6 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, account
     input.remindersEnabled ? 1 : 0,
     nowIso(clock),
   );
-  recordAudit(db, clock, actor, { accountId, action: 'customer.create', subjectType: 'customer', subjectId: id, detail: { name: input.name } });
+  recordAudit(db, clock, actor, { tenantId, action: 'customer.create', subjectType: 'customer', subjectId: id, detail: { name: input.name } });
   return { id, created: true };
 }

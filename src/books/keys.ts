@@ -7,7 +7,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, notFound, validationFailed } from '../errors.js';
-import { type Account, countActiveKeys, findAccount, getAccount } from './accounts.js';
+import { type Tenant, countActiveKeys, findTenant, getTenant } from './tenants.js';
 import { type Actor, recordAudit } from './audit.js';
 import { findBusiness } from './businesses.js';
 import { newId } from './ids.js';
@@ -61,7 +61,7 @@ export function fingerprintKey(value: string): string {
 
 export interface ApiKeyInfo {
   id: string;
-  accountId: string;
+  tenantId: string;
   name: string;
   access: KeyAccess;
   businessIds: string[] | null;
@@ -72,7 +72,7 @@ export interface ApiKeyInfo {
 
 interface KeyRow {
   id: string;
-  account_id: string;
+  tenant_id: string;
   name: string;
   fingerprint: string;
   access: KeyAccess;
@@ -93,7 +93,7 @@ function grantedBusinessIds(db: Db, keyId: string): string[] | null {
 function toKeyInfo(db: Db, row: KeyRow): ApiKeyInfo {
   return {
     id: row.id,
-    accountId: row.account_id,
+    tenantId: row.tenant_id,
     name: row.name,
     access: row.access,
     businessIds: grantedBusinessIds(db, row.id),
@@ -104,7 +104,7 @@ function toKeyInfo(db: Db, row: KeyRow): ApiKeyInfo {
 }
 
 export interface CreateKeyInput {
-  accountId: string;
+  tenantId: string;
   name: string;
   access: KeyAccess;
   businessIds?: string[];
@@ -125,22 +125,22 @@ export function createKey(db: Db, clock: Clock, actor: Actor, input: CreateKeyIn
   const value = generateKeyValue();
   const id = newId();
   return inTransaction(db, () => {
-    const account = getAccount(db, input.accountId);
+    const tenant = getTenant(db, input.tenantId);
     for (const businessId of businessIds) {
-      if (findBusiness(db, businessId)?.accountId !== account.id) {
-        throw validationFailed('business', `${businessId} is not a business of account ${account.id}`);
+      if (findBusiness(db, businessId)?.tenantId !== tenant.id) {
+        throw validationFailed('business', `${businessId} is not a business of account ${tenant.id}`);
       }
     }
-    const allowed = PLANS[account.plan].activeKeys;
-    if (countActiveKeys(db, account.id) >= allowed) {
-      throw new ApiError('conflict', `the ${account.plan} plan allows ${allowed} active keys; revoke one first or change the plan`);
+    const allowed = PLANS[tenant.plan].activeKeys;
+    if (countActiveKeys(db, tenant.id) >= allowed) {
+      throw new ApiError('conflict', `the ${tenant.plan} plan allows ${allowed} active keys; revoke one first or change the plan`);
     }
     run(
       db,
-      `INSERT INTO api_keys (id, account_id, name, fingerprint, access, expires_on, created_at)
+      `INSERT INTO api_keys (id, tenant_id, name, fingerprint, access, expires_on, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       id,
-      account.id,
+      tenant.id,
       input.name,
       fingerprintKey(value),
       input.access,
@@ -151,7 +151,7 @@ export function createKey(db: Db, clock: Clock, actor: Actor, input: CreateKeyIn
       run(db, 'INSERT INTO api_key_businesses (api_key_id, business_id) VALUES (?, ?)', id, businessId);
     }
     recordAudit(db, clock, actor, {
-      accountId: account.id,
+      tenantId: tenant.id,
       action: 'api_key.create',
       subjectType: 'api_key',
       subjectId: id,
@@ -168,9 +168,9 @@ export function getKey(db: Db, id: string): ApiKeyInfo {
   return toKeyInfo(db, row);
 }
 
-export function listKeys(db: Db, accountId: string): ApiKeyInfo[] {
-  getAccount(db, accountId);
-  return all<KeyRow>(db, 'SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', accountId).map((row) =>
+export function listKeys(db: Db, tenantId: string): ApiKeyInfo[] {
+  getTenant(db, tenantId);
+  return all<KeyRow>(db, 'SELECT * FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id', tenantId).map((row) =>
     toKeyInfo(db, row),
   );
 }
@@ -181,7 +181,7 @@ export function revokeKey(db: Db, clock: Clock, actor: Actor, id: string): ApiKe
     const key = getKey(db, id);
     if (key.revokedAt !== null) return { ...key, alreadyRevoked: true };
     run(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', nowIso(clock), id);
-    recordAudit(db, clock, actor, { accountId: key.accountId, action: 'api_key.revoke', subjectType: 'api_key', subjectId: id });
+    recordAudit(db, clock, actor, { tenantId: key.tenantId, action: 'api_key.revoke', subjectType: 'api_key', subjectId: id });
     return { ...getKey(db, id), alreadyRevoked: false };
   });
 }
@@ -191,8 +191,8 @@ export interface Principal {
   keyId: string;
   keyName: string;
   access: KeyAccess;
-  account: Account;
-  /** null: every business of the account. */
+  tenant: Tenant;
+  /** null: every business of the tenant. */
   businessIds: string[] | null;
 }
 
@@ -206,13 +206,13 @@ export function authenticateKey(db: Db, clock: Clock, presented: string): Princi
   const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE fingerprint = ?', fingerprintKey(presented));
   if (!row || row.revoked_at !== null) return null;
   if (row.expires_on !== null && todayUtc(clock) > row.expires_on) return null;
-  const account = findAccount(db, row.account_id);
-  if (!account || !account.apiAccess) return null;
+  const tenant = findTenant(db, row.tenant_id);
+  if (!tenant || !tenant.apiAccess) return null;
   return {
     keyId: row.id,
     keyName: row.name,
     access: row.access,
-    account,
+    tenant,
     businessIds: grantedBusinessIds(db, row.id),
   };
 }

@@ -6,7 +6,7 @@ import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
-import { findAccount } from './accounts.js';
+import { findTenant } from './tenants.js';
 import type { Actor } from './audit.js';
 import { findBusiness } from './businesses.js';
 import { findLedgerAccount } from './chart.js';
@@ -106,14 +106,14 @@ export class PostingError extends ApiError {
 }
 
 /**
- * Refuses a posting into a locked period or while the account's billing is past due.
+ * Refuses a posting into a locked period or while the tenant's billing is past due.
  * Writes call this before any other work so they fail fast with the right code.
  */
 export function assertPostingAllowed(db: Db, businessId: string, date: string): void {
   const business = findBusiness(db, businessId);
   if (!business) throw new PostingError('unknown_business', `business ${businessId} does not exist`);
-  const account = findAccount(db, business.accountId);
-  if (account?.billingState === 'past_due') {
+  const tenant = findTenant(db, business.tenantId);
+  if (tenant?.billingState === 'past_due') {
     throw new PostingError('billing_past_due', 'billing is past due; the books are read only until it is settled');
   }
   const through = lockedThrough(db, businessId);

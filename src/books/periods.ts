@@ -38,7 +38,7 @@ export function lockPeriod(db: Db, clock: Clock, actor: Actor, businessId: strin
     }
     run(db, 'INSERT INTO period_locks (id, business_id, locked_through, created_at) VALUES (?, ?, ?, ?)', newId(), businessId, through, nowIso(clock));
     recordAudit(db, clock, actor, {
-      accountId: business.accountId,
+      tenantId: business.tenantId,
       businessId,
       action: 'period.lock',
       subjectType: 'business',

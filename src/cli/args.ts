@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import type { RateLimitSetting } from '../books/accounts.js';
+import type { RateLimitSetting } from '../books/tenants.js';
 import { isUuid } from '../books/ids.js';
 import type { KeyAccess } from '../books/keys.js';
 import { PLAN_NAMES } from '../books/plans.js';

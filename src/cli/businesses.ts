@@ -3,6 +3,7 @@ import { CLI_ACTOR } from '../books/audit.js';
 import { type Basis, createBusiness } from '../books/businesses.js';
 import { choiceOption, id, integerIn, name } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { inSpecTerms } from './output.js';
 
 /** Payment terms are stored with a 0..365 CHECK. */
 export const MAX_PAYMENT_TERMS_DAYS = 365;
@@ -17,14 +18,14 @@ interface CreateOptions {
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const business = await withBooks(context, (db) =>
     createBusiness(db, context.io.clock, CLI_ACTOR, {
-      accountId: options.account,
+      tenantId: options.account,
       name: options.name,
       basis: options.basis,
       paymentTermsDays: options.paymentTermsDays ?? null,
     }),
   );
   const terms = business.paymentTermsDays === null ? "the account's" : `${business.paymentTermsDays} days`;
-  context.out.result({ ...business }, [
+  context.out.result(inSpecTerms(business), [
     `Business created: ${business.name}`,
     `id: ${business.id}`,
     `${business.basis} basis, payment terms ${terms}, standard chart of accounts`,

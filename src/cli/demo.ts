@@ -34,8 +34,8 @@ function freshDemoPath(dbOption: string | undefined): string {
 
 function printDemo(context: CommandContext, demo: DemoBooks, url: string): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.accountId, businesses: demo.businesses, curl }, [
-    `Demo books for ${demo.accountName} (account ${demo.accountId}):`,
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl }, [
+    `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
     demo.key,

@@ -4,11 +4,11 @@ import { type ApiKeyInfo, createKey, listKeys, revokeKey } from '../books/keys.j
 import { todayUtc } from '../clock.js';
 import { type AccessFlag, accessFromFlag, accessLabel, ACCESS_FLAGS, choiceOption, collectIds, id, isoDate, name } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
-import { formatTable } from './output.js';
+import { formatTable, inSpecTerms } from './output.js';
 
 /** A key as the CLI shows it: never the key value, access spelled as on the command line. */
 function presentKey(key: ApiKeyInfo): Record<string, unknown> {
-  return { ...key, access: accessLabel(key.access) };
+  return { ...inSpecTerms(key), access: accessLabel(key.access) };
 }
 
 function describeBusinesses(key: ApiKeyInfo): string {
@@ -26,7 +26,7 @@ interface CreateOptions {
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const key = await withBooks(context, (db) =>
     createKey(db, context.io.clock, CLI_ACTOR, {
-      accountId: options.account,
+      tenantId: options.account,
       name: options.name,
       access: accessFromFlag(options.access),
       businessIds: options.business ?? [],

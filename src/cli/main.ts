@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { registerAccountCommands } from './accounts.js';
+import { registerAccountCommands } from './tenants.js';
 import { registerBusinessCommands } from './businesses.js';
 import { type CliIo, defaultIo } from './context.js';
 import { registerDemoCommand } from './demo.js';

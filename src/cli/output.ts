@@ -45,3 +45,11 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
       .trimEnd();
   return [format(headers), ...rows.map(format)];
 }
+
+/**
+ * A record as the CLI prints it: the books call the firm a tenant, the CLI (like the spec)
+ * calls it an account, so `tenantId` is printed as `accountId`, in the same place.
+ */
+export function inSpecTerms(record: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([name, value]) => [name === 'tenantId' ? 'accountId' : name, value]));
+}

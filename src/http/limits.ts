@@ -1,4 +1,4 @@
-import { rateBudgets } from '../books/accounts.js';
+import { rateBudgets } from '../books/tenants.js';
 import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 import { ApiError } from '../errors.js';
 import type { WindowUsage } from './rate-limit.js';
@@ -16,7 +16,7 @@ export function rateLimit(services: Services, kind: RequestKind): AppMiddleware 
   const counter = kind === 'read' ? services.counters.reads : services.counters.writes;
   return async (ctx, next) => {
     const principal = principalOf(ctx);
-    const budgets = rateBudgets(principal.account);
+    const budgets = rateBudgets(principal.tenant);
     if (!budgets) return next();
     const limit = kind === 'read' ? budgets.readsPerWindow : budgets.writesPerWindow;
     const usage = await counter.count(principal.keyId);

@@ -2,15 +2,15 @@ import { expect } from 'chai';
 import { generateKeyValue, revokeKey } from '../../src/books/keys.js';
 import type { TestApp, TestResponse } from '../support/app.js';
 import {
-  buildTenant,
+  buildApiTenant,
   useTenantApp,
   countRows,
   expectError,
   expectNoRateLimitHeaders,
   rateLimitHeaders,
   repeat,
-  setAccount,
-  type Tenant,
+  setTenant,
+  type ApiTenant,
   withoutRequestId,
 } from '../support/api.js';
 import { buildKey, TEST_ACTOR } from '../support/factories.js';
@@ -24,7 +24,7 @@ function flipOneChar(key: string): string {
 
 describe('Authentication', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
 
   useTenantApp((started) => ({ app, tenant } = started));
 
@@ -77,7 +77,7 @@ describe('Authentication', () => {
     });
 
     it('refuses a revoked key from the next request on (401 invalid_key)', async () => {
-      const key = buildKey(app.db, app.clock, { accountId: tenant.account.id });
+      const key = buildKey(app.db, app.clock, { tenantId: tenant.id });
       expect((await app.get('/api/v1/businesses', key.key)).status).to.equal(200);
       revokeKey(app.db, app.clock, TEST_ACTOR, key.id);
       expectSameRefusal(await app.get('/api/v1/businesses', key.key));
@@ -85,7 +85,7 @@ describe('Authentication', () => {
     });
 
     it('keeps a key working through the last second of its expiry day (UTC), then refuses it (401 invalid_key)', async () => {
-      const key = buildKey(app.db, app.clock, { accountId: tenant.account.id, expiresOn: '2026-03-15' });
+      const key = buildKey(app.db, app.clock, { tenantId: tenant.id, expiresOn: '2026-03-15' });
       try {
         app.clock.set('2026-03-15T23:59:59.999Z');
         expect((await app.get('/api/v1/businesses', key.key)).status).to.equal(200);
@@ -98,12 +98,12 @@ describe('Authentication', () => {
     });
 
     it('refuses every key of an account without API access (401 invalid_key), and accepts it again once restored', async () => {
-      const other = buildTenant(app);
+      const other = buildApiTenant(app);
       expect((await app.get('/api/v1/businesses', other.key)).status).to.equal(200);
-      setAccount(app, other.account.id, { apiAccess: false });
+      setTenant(app, other.id, { apiAccess: false });
       expectSameRefusal(await app.get('/api/v1/businesses', other.key));
       expectSameRefusal(await app.post('/api/v1/customers', other.key, { name: 'No Access Co' }));
-      setAccount(app, other.account.id, { apiAccess: true });
+      setTenant(app, other.id, { apiAccess: true });
       expect((await app.get('/api/v1/businesses', other.key)).status).to.equal(200);
     });
 
@@ -122,17 +122,17 @@ describe('Authentication', () => {
 
   describe('rule 3: access level (scopes)', () => {
     it('refuses a write with a Read only key (403 insufficient_scope), without ratelimit-* headers and without writing', async () => {
-      const readOnly = buildKey(app.db, app.clock, { accountId: tenant.account.id, access: 'read' });
-      const before = countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', tenant.account.id);
+      const readOnly = buildKey(app.db, app.clock, { tenantId: tenant.id, access: 'read' });
+      const before = countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenant.id);
       const res = await app.post('/api/v1/customers', readOnly.key, { name: 'Scope Co' });
       expectError(res, 403, 'insufficient_scope');
       expectNoRateLimitHeaders(res);
-      expect(countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', tenant.account.id)).to.equal(before);
+      expect(countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenant.id)).to.equal(before);
       expect(countRows(app.db, "SELECT count(*) FROM audit_log WHERE actor_id = ? AND action = 'customer.create'", readOnly.id)).to.equal(0);
     });
 
     it('lets a Read only key read (200)', async () => {
-      const readOnly = buildKey(app.db, app.clock, { accountId: tenant.account.id, access: 'read' });
+      const readOnly = buildKey(app.db, app.clock, { tenantId: tenant.id, access: 'read' });
       expect((await app.get('/api/v1/businesses', readOnly.key)).status).to.equal(200);
       expect((await app.get('/api/v1/accounts', readOnly.key)).status).to.equal(200);
     });
@@ -146,7 +146,7 @@ describe('Authentication', () => {
 
   describe('rule 9: every write is recorded in the audit log under the key\'s name', () => {
     it('records the write with actor_type api_key, the key id and the key name', async () => {
-      const named = buildKey(app.db, app.clock, { accountId: tenant.account.id, name: 'ledger-sync' });
+      const named = buildKey(app.db, app.clock, { tenantId: tenant.id, name: 'ledger-sync' });
       const res = await app.post('/api/v1/customers', named.key, { name: 'Audited Co' });
       expect(res.status).to.equal(201);
       const row = app.db
@@ -158,8 +158,8 @@ describe('Authentication', () => {
 
   describe('rule 10: rotation (create the new key, switch, verify, revoke the old)', () => {
     it('serves both keys side by side until the old one is revoked, then only the new one', async () => {
-      const rotating = buildTenant(app, { plan: 'small' });
-      const replacement = buildKey(app.db, app.clock, { accountId: rotating.account.id, name: 'replacement' });
+      const rotating = buildApiTenant(app, { plan: 'small' });
+      const replacement = buildKey(app.db, app.clock, { tenantId: rotating.id, name: 'replacement' });
       expect((await app.get('/api/v1/businesses', rotating.key)).status).to.equal(200);
       expect((await app.get('/api/v1/businesses', replacement.key)).status).to.equal(200);
       revokeKey(app.db, app.clock, TEST_ACTOR, rotating.keys[0]!.id);
@@ -171,7 +171,7 @@ describe('Authentication', () => {
 
 describe('Limits: failed authentication counted per source address', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
 
   // A fresh app: every other suite's refused keys would count against the same address.
   useTenantApp((started) => ({ app, tenant } = started));

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { TestApp } from '../support/app.js';
-import { buildTenant, countRows, expectInvalid, rateLimitHeaders, setAccount, type Tenant, useTenantApp } from '../support/api.js';
+import { buildApiTenant, countRows, expectInvalid, rateLimitHeaders, setTenant, type ApiTenant, useTenantApp } from '../support/api.js';
 
 interface CustomerRow {
   id: string;
-  account_id: string;
+  tenant_id: string;
   name: string;
   email: string | null;
   phone: string | null;
@@ -21,12 +21,12 @@ interface CustomerRow {
 
 describe('POST /customers', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
 
   useTenantApp((started) => ({ app, tenant } = started));
 
   const customer = (id: string): CustomerRow => app.db.prepare('SELECT * FROM customers WHERE id = ?').get(id) as CustomerRow;
-  const customersOf = (accountId: string): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', accountId);
+  const customersOf = (tenantId: string): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenantId);
   const create = (body: unknown, key = tenant.key) => app.post('/api/v1/customers', key, body);
 
   it('creates a customer with every field (201 {id, created: true})', async () => {
@@ -49,7 +49,7 @@ describe('POST /customers', () => {
     expect(res.body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     rateLimitHeaders(res);
     expect(customer(res.body.id)).to.deep.include({
-      account_id: tenant.account.id,
+      tenant_id: tenant.id,
       name: 'Acme Roofing',
       email: 'ap@acme.example',
       phone: '+1 555 0100',
@@ -74,12 +74,12 @@ describe('POST /customers', () => {
   it('returns the existing customer for the same name in another case (200 {id, created: false}), ignoring other fields', async () => {
     const first = await create({ name: 'ACME Widgets', email: 'first@acme.example', currency: 'USD' });
     expect(first.status).to.equal(201);
-    const before = customersOf(tenant.account.id);
+    const before = customersOf(tenant.id);
 
     const again = await create({ name: 'acme widgets', email: 'second@acme.example', currency: 'EUR', paymentTermsDays: 10 });
     expect(again.status).to.equal(200);
     expect(again.body).to.deep.equal({ id: first.body.id, created: false });
-    expect(customersOf(tenant.account.id)).to.equal(before);
+    expect(customersOf(tenant.id)).to.equal(before);
     expect(customer(first.body.id)).to.deep.include({ name: 'ACME Widgets', email: 'first@acme.example', currency: 'USD', payment_terms_days: null });
   });
 
@@ -119,17 +119,17 @@ describe('POST /customers', () => {
 
   it('keeps customers per account: another account\'s customer of the same name is not returned (201)', async () => {
     const mine = await create({ name: 'Shared Name Inc' });
-    const other = buildTenant(app);
+    const other = buildApiTenant(app);
     const theirs = await create({ name: 'Shared Name Inc' }, other.key);
     expect(theirs.status).to.equal(201);
     expect(theirs.body.id).to.not.equal(mine.body.id);
-    expect(customer(theirs.body.id).account_id).to.equal(other.account.id);
+    expect(customer(theirs.body.id).tenant_id).to.equal(other.id);
   });
 
   it('records the write in the audit log under the key\'s name (actor_type api_key)', async () => {
     const res = await create({ name: 'Audited Co' });
     const rows = app.db
-      .prepare("SELECT actor_type, actor_id, actor_name, action, subject_type, account_id FROM audit_log WHERE subject_id = ?")
+      .prepare("SELECT actor_type, actor_id, actor_name, action, subject_type, tenant_id FROM audit_log WHERE subject_id = ?")
       .all(res.body.id);
     expect(rows).to.deep.equal([
       {
@@ -138,7 +138,7 @@ describe('POST /customers', () => {
         actor_name: tenant.keys[0]!.name,
         action: 'customer.create',
         subject_type: 'customer',
-        account_id: tenant.account.id,
+        tenant_id: tenant.id,
       },
     ]);
   });
@@ -150,11 +150,11 @@ describe('POST /customers', () => {
   });
 
   it('still creates customers while billing is past due (201: it posts nothing)', async () => {
-    const pastDue = buildTenant(app);
-    setAccount(app, pastDue.account.id, { billingState: 'past_due' });
+    const pastDue = buildApiTenant(app);
+    setTenant(app, pastDue.id, { billingState: 'past_due' });
     const res = await create({ name: 'Past Due Client' }, pastDue.key);
     expect(res.status, res.text).to.equal(201);
-    expect(customer(res.body.id).account_id).to.equal(pastDue.account.id);
+    expect(customer(res.body.id).tenant_id).to.equal(pastDue.id);
     expect((await app.get('/api/v1/businesses', pastDue.key)).status).to.equal(200);
   });
 
@@ -188,9 +188,9 @@ describe('POST /customers', () => {
     ];
     for (const [label, body, field] of invalid) {
       it(`refuses ${label} ("${field}:")`, async () => {
-        const before = customersOf(tenant.account.id);
+        const before = customersOf(tenant.id);
         expectInvalid(await create(body), field);
-        expect(customersOf(tenant.account.id)).to.equal(before);
+        expect(customersOf(tenant.id)).to.equal(before);
       });
     }
 

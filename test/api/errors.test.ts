@@ -10,7 +10,7 @@ import { operations } from '../../src/api/v1/index.js';
 import { defineOperation } from '../../src/http/operation.js';
 import { IsoDate, Strict } from '../../src/schemas/common.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { buildTenant, countRows, expectError, rateLimitHeaders, setAccount, type Tenant } from '../support/api.js';
+import { buildApiTenant, countRows, expectError, rateLimitHeaders, setTenant, type ApiTenant } from '../support/api.js';
 import { TEST_ACTOR } from '../support/factories.js';
 
 /**
@@ -63,7 +63,7 @@ const faultProbe = defineOperation({
   errors: [],
   handle({ principal, services, body, write }) {
     return write(() => {
-      const created = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.account.id, { name: body.name });
+      const created = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, { name: body.name });
       if (failures.remaining > 0) {
         failures.remaining -= 1;
         throw new Error('disk on fire at /var/lib/daybook/secret-path');
@@ -87,7 +87,7 @@ const refusalProbe = defineOperation({
   errors: [],
   handle({ principal, services, body, write }) {
     return write(() => {
-      findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.account.id, { name: body.name });
+      findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, { name: body.name });
       return { status: 422, body: { error: 'should have thrown' } };
     });
   },
@@ -95,10 +95,10 @@ const refusalProbe = defineOperation({
 
 describe('Errors: codes from the error table, through the real pipeline', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
   before(async () => {
     app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: [...operations, postProbe, faultProbe, refusalProbe] });
-    tenant = buildTenant(app, { plan: 'large' });
+    tenant = buildApiTenant(app, { plan: 'large' });
   });
   after(async () => {
     await app.close();
@@ -106,7 +106,7 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
 
   const entries = (): number => countRows(app.db, 'SELECT count(*) FROM journal_entries WHERE business_id = ?', tenant.business.id);
   const customersNamed = (name: string): number =>
-    countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ? AND name = ?', tenant.account.id, name);
+    countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ? AND name = ?', tenant.id, name);
 
   describe('internal_error (500)', () => {
     it('answers a fault with the error body, no internals, the request id, and the ratelimit headers; nothing is written', async () => {
@@ -168,18 +168,18 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
 
   describe('read_only_billing_state (402)', () => {
     after(() => {
-      setAccount(app, tenant.account.id, { billingState: 'active' });
+      setTenant(app, tenant.id, { billingState: 'active' });
     });
 
     it('refuses any write that posts while billing is past due; reads and POST /customers still work', async () => {
-      setAccount(app, tenant.account.id, { billingState: 'past_due' });
+      setTenant(app, tenant.id, { billingState: 'past_due' });
       const before = entries();
       expectError(await app.post('/api/v1/probe/post', tenant.key, { date: '2026-03-10' }), 402, 'read_only_billing_state');
       expect(entries()).to.equal(before);
       expect((await app.get('/api/v1/businesses', tenant.key)).status).to.equal(200);
       expect((await app.post('/api/v1/customers', tenant.key, { name: 'Still Billing Co' })).status).to.equal(201);
 
-      setAccount(app, tenant.account.id, { billingState: 'active' });
+      setTenant(app, tenant.id, { billingState: 'active' });
       expect((await app.post('/api/v1/probe/post', tenant.key, { date: '2026-03-10' })).status).to.equal(201);
     });
   });

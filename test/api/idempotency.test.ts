@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { requestFingerprint } from '../../src/books/idempotency.js';
-import { buildTenant, countRows, expectError, expectInvalid, rateLimitHeaders, type Tenant } from '../support/api.js';
+import { buildApiTenant, countRows, expectError, expectInvalid, rateLimitHeaders, type ApiTenant } from '../support/api.js';
 
 const START = '2026-03-15T12:00:00.000Z';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe('Idempotency (POST /customers)', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
 
   before(async () => {
     app = await startTestApp(START);
@@ -19,11 +19,11 @@ describe('Idempotency (POST /customers)', () => {
   // A fresh account per test: no budget or customer name is shared between tests.
   beforeEach(() => {
     app.clock.set(START);
-    tenant = buildTenant(app, { keys: [{}, {}] });
+    tenant = buildApiTenant(app, { keys: [{}, {}] });
   });
 
   const customersNamed = (name: string): number =>
-    countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ? AND name = ?', tenant.account.id, name);
+    countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ? AND name = ?', tenant.id, name);
   const records = (): number =>
     countRows(app.db, 'SELECT count(*) FROM idempotency_records WHERE api_key_id IN (?, ?)', tenant.keys[0]!.id, tenant.keys[1]!.id);
   const post = (body: unknown, idempotencyKey?: string, key = tenant.key) =>
@@ -154,7 +154,7 @@ describe('Idempotency (POST /customers)', () => {
   });
 
   it('keeps keys per API key across accounts too', async () => {
-    const other = buildTenant(app);
+    const other = buildApiTenant(app);
     const mine = await post({ name: 'Mine Co' }, 'cross-account');
     const theirs = await app.post('/api/v1/customers', other.key, { name: 'Theirs Co' }, { 'idempotency-key': 'cross-account' });
     expect(mine.status).to.equal(201);

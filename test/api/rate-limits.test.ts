@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import {
-  buildTenant,
+  buildApiTenant,
   expectError,
   expectNoRateLimitHeaders,
   rateLimitHeaders,
   repeat,
-  setAccount,
-  type Tenant,
+  setTenant,
+  type ApiTenant,
   unixSeconds,
 } from '../support/api.js';
 import { buildKey } from '../support/factories.js';
@@ -34,18 +34,18 @@ describe('Limits: request rates per key', () => {
   const read = (key: string): Promise<TestResponse> => app.get('/api/v1/businesses', key);
   const write = (key: string): Promise<TestResponse> => app.post('/api/v1/customers', key, { name: `Rate Co ${++names}` });
 
-  function customBudgets(reads: number, writes: number, options: { keys?: number } = {}): Tenant {
-    const tenant = buildTenant(app, { keys: Array.from({ length: options.keys ?? 1 }, () => ({})) });
-    setAccount(app, tenant.account.id, { rateLimit: { mode: 'custom', readsPerWindow: reads, writesPerWindow: writes } });
+  function customBudgets(reads: number, writes: number, options: { keys?: number } = {}): ApiTenant {
+    const tenant = buildApiTenant(app, { keys: Array.from({ length: options.keys ?? 1 }, () => ({})) });
+    setTenant(app, tenant.id, { rateLimit: { mode: 'custom', readsPerWindow: reads, writesPerWindow: writes } });
     return tenant;
   }
 
   describe('small plan: 600 reads and 60 writes per 10-minute window', () => {
-    let tenant: Tenant;
+    let tenant: ApiTenant;
     const windowEnd = unixSeconds(START) + WINDOW_MS / 1000;
 
     before(() => {
-      tenant = buildTenant(app, { plan: 'small' });
+      tenant = buildApiTenant(app, { plan: 'small' });
     });
 
     it('counts the first read: ratelimit-limit 600, -remaining 599, -reset at the window end in Unix seconds', async () => {
@@ -101,13 +101,13 @@ describe('Limits: request rates per key', () => {
       const the60th = await repeat(57, () => write(tenant.key));
       expect(the60th.status).to.equal(201);
       expect(rateLimitHeaders(the60th).remaining).to.equal(0);
-      const before = Number((app.db.prepare('SELECT count(*) AS n FROM customers WHERE account_id = ?').get(tenant.account.id) as { n: bigint }).n);
+      const before = Number((app.db.prepare('SELECT count(*) AS n FROM customers WHERE tenant_id = ?').get(tenant.id) as { n: bigint }).n);
 
       const the61st = await app.post('/api/v1/customers', tenant.key, { name: 'One Too Many Co' });
       expectError(the61st, 429, 'rate_limited');
       expect(the61st.headers['retry-after']).to.equal('600');
       expectNoRateLimitHeaders(the61st);
-      const after = Number((app.db.prepare('SELECT count(*) AS n FROM customers WHERE account_id = ?').get(tenant.account.id) as { n: bigint }).n);
+      const after = Number((app.db.prepare('SELECT count(*) AS n FROM customers WHERE tenant_id = ?').get(tenant.id) as { n: bigint }).n);
       expect(after).to.equal(before);
     });
 
@@ -152,15 +152,15 @@ describe('Limits: request rates per key', () => {
   });
 
   it('sends the headers on a counted 403 entity_not_allowed', async () => {
-    const tenant = buildTenant(app, { businesses: 2, keys: [{}] });
-    const limited = buildKey(app.db, app.clock, { accountId: tenant.account.id, businessIds: [tenant.businesses[0]!.id] });
+    const tenant = buildApiTenant(app, { businesses: 2, keys: [{}] });
+    const limited = buildKey(app.db, app.clock, { tenantId: tenant.id, businessIds: [tenant.businesses[0]!.id] });
     const res = await app.get(`/api/v1/accounts?entityId=${tenant.businesses[1]!.id}`, limited.key);
     expectError(res, 403, 'entity_not_allowed');
     expect(rateLimitHeaders(res)).to.deep.equal({ limit: 600, remaining: 599, reset: unixSeconds(START) + 600 });
   });
 
   it('never names a reset second before the window really ends (window opened at a fractional second)', async () => {
-    const tenant = buildTenant(app);
+    const tenant = buildApiTenant(app);
     app.clock.set('2026-03-15T12:00:00.700Z');
     const first = await read(tenant.key);
     // The window ends at 12:10:00.700, so it has reset only from the Unix second 12:10:01 on.
@@ -171,22 +171,22 @@ describe('Limits: request rates per key', () => {
   });
 
   it('uses the middle plan budgets: 1200 reads and 120 writes', async () => {
-    const tenant = buildTenant(app);
-    setAccount(app, tenant.account.id, { plan: 'middle' });
+    const tenant = buildApiTenant(app);
+    setTenant(app, tenant.id, { plan: 'middle' });
     expect(rateLimitHeaders(await read(tenant.key)).limit).to.equal(1200);
     expect(rateLimitHeaders(await write(tenant.key)).limit).to.equal(120);
   });
 
   it('uses the large plan budgets: 3000 reads and 300 writes', async () => {
-    const tenant = buildTenant(app, { plan: 'large' });
+    const tenant = buildApiTenant(app, { plan: 'large' });
     expect(rateLimitHeaders(await read(tenant.key)).limit).to.equal(3000);
     expect(rateLimitHeaders(await write(tenant.key)).limit).to.equal(300);
   });
 
   it('applies a plan change to the next request', async () => {
-    const tenant = buildTenant(app);
+    const tenant = buildApiTenant(app);
     expect(rateLimitHeaders(await read(tenant.key))).to.include({ limit: 600, remaining: 599 });
-    setAccount(app, tenant.account.id, { plan: 'large' });
+    setTenant(app, tenant.id, { plan: 'large' });
     expect(rateLimitHeaders(await read(tenant.key))).to.include({ limit: 3000, remaining: 2998 });
   });
 
@@ -215,7 +215,7 @@ describe('Limits: request rates per key', () => {
     await write(tenant.key);
     expectError(await write(tenant.key), 429, 'rate_limited');
 
-    setAccount(app, tenant.account.id, { rateLimit: { mode: 'off' } });
+    setTenant(app, tenant.id, { rateLimit: { mode: 'off' } });
     for (let i = 0; i < 10; i++) {
       const res = await read(tenant.key);
       expect(res.status).to.equal(200);
@@ -227,7 +227,7 @@ describe('Limits: request rates per key', () => {
       expectNoRateLimitHeaders(res);
     }
 
-    setAccount(app, tenant.account.id, { rateLimit: { mode: 'plan' } });
+    setTenant(app, tenant.id, { rateLimit: { mode: 'plan' } });
     const restored = await read(tenant.key);
     expect(restored.status).to.equal(200);
     expect(rateLimitHeaders(restored).limit).to.equal(600);

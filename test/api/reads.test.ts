@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { buildTenant, expectError, expectInvalid, rateLimitHeaders, type Tenant, useTenantApp } from '../support/api.js';
-import { buildAccount, buildBusiness, buildKey } from '../support/factories.js';
+import { buildApiTenant, expectError, expectInvalid, rateLimitHeaders, type ApiTenant, useTenantApp } from '../support/api.js';
+import { buildTenant, buildBusiness, buildKey } from '../support/factories.js';
 
 /** The postable leaves of the standard chart, by code, with their paths. */
 const STANDARD_LEAVES: Array<[code: string, type: string, path: string]> = [
@@ -47,11 +47,11 @@ describe('GET /businesses', () => {
   });
 
   it('answers {accountName, businesses[]} with every business of the account as {id, name}, by name (200)', async () => {
-    const account = buildAccount(app.db, app.clock, { name: 'Harbor & Co Accountants' });
-    const zeta = buildBusiness(app.db, app.clock, { accountId: account.id, name: 'Zeta Bakery' });
-    const alpha = buildBusiness(app.db, app.clock, { accountId: account.id, name: 'Alpha Plumbing' });
+    const account = buildTenant(app.db, app.clock, { name: 'Harbor & Co Accountants' });
+    const zeta = buildBusiness(app.db, app.clock, { tenantId: account.id, name: 'Zeta Bakery' });
+    const alpha = buildBusiness(app.db, app.clock, { tenantId: account.id, name: 'Alpha Plumbing' });
     buildBusiness(app.db, app.clock, { name: 'Someone Else Entirely' });
-    const key = buildKey(app.db, app.clock, { accountId: account.id });
+    const key = buildKey(app.db, app.clock, { tenantId: account.id });
 
     const res = await app.get('/api/v1/businesses', key.key);
     expect(res.status).to.equal(200);
@@ -65,9 +65,9 @@ describe('GET /businesses', () => {
   });
 
   it('lists only the granted businesses for a limited key (200)', async () => {
-    const tenant = buildTenant(app, { plan: 'middle', businesses: 3, accountName: 'Limited Firm' });
+    const tenant = buildApiTenant(app, { plan: 'middle', businesses: 3, name: 'Limited Firm' });
     const [first, second, third] = tenant.businesses;
-    const limited = buildKey(app.db, app.clock, { accountId: tenant.account.id, businessIds: [third!.id, first!.id] });
+    const limited = buildKey(app.db, app.clock, { tenantId: tenant.id, businessIds: [third!.id, first!.id] });
 
     const res = await app.get('/api/v1/businesses', limited.key);
     expect(res.status).to.equal(200);
@@ -81,22 +81,22 @@ describe('GET /businesses', () => {
   });
 
   it('answers an empty list for an account with no business yet (200)', async () => {
-    const account = buildAccount(app.db, app.clock, { name: 'Empty Firm' });
-    const key = buildKey(app.db, app.clock, { accountId: account.id });
+    const account = buildTenant(app.db, app.clock, { name: 'Empty Firm' });
+    const key = buildKey(app.db, app.clock, { tenantId: account.id });
     const res = await app.get('/api/v1/businesses', key.key);
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ accountName: 'Empty Firm', businesses: [] });
   });
 
   it('takes no query parameters (422 validation_failed naming the parameter)', async () => {
-    const tenant = buildTenant(app);
+    const tenant = buildApiTenant(app);
     expectInvalid(await app.get(`/api/v1/businesses?entityId=${tenant.business.id}`, tenant.key), 'entityId');
   });
 });
 
 describe('GET /accounts', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
   useTenantApp((started) => ({ app, tenant } = started));
 
   it('answers every postable leaf, ordered by code, each {id, code, name, type, path}, not paged (200)', async () => {
@@ -123,7 +123,7 @@ describe('GET /accounts', () => {
   });
 
   it('never returns an archived account', async () => {
-    const own = buildTenant(app);
+    const own = buildApiTenant(app);
     app.db.prepare("UPDATE ledger_accounts SET archived = 1 WHERE business_id = ? AND code = '1120'").run(own.business.id);
     const res = await app.get('/api/v1/accounts', own.key);
     expect(res.status).to.equal(200);
@@ -158,19 +158,19 @@ describe('GET /accounts', () => {
 
 describe('Entity rules (entityId)', () => {
   let app: TestApp;
-  let firm: Tenant;
-  let stranger: Tenant;
+  let firm: ApiTenant;
+  let stranger: ApiTenant;
   let limitedKey: string;
   let granted: string;
   let notGranted: string;
 
   before(async () => {
     app = await startTestApp();
-    firm = buildTenant(app, { plan: 'large', businesses: 3 });
-    stranger = buildTenant(app);
+    firm = buildApiTenant(app, { plan: 'large', businesses: 3 });
+    stranger = buildApiTenant(app);
     granted = firm.businesses[0]!.id;
     notGranted = firm.businesses[1]!.id;
-    limitedKey = buildKey(app.db, app.clock, { accountId: firm.account.id, businessIds: [granted] }).key;
+    limitedKey = buildKey(app.db, app.clock, { tenantId: firm.id, businessIds: [granted] }).key;
   });
   after(async () => {
     await app.close();
@@ -224,7 +224,7 @@ describe('Entity rules (entityId)', () => {
     const res = await app.get('/api/v1/accounts', firm.key);
     expectInvalid(res, 'entityId');
     rateLimitHeaders(res);
-    const twoGranted = buildKey(app.db, app.clock, { accountId: firm.account.id, businessIds: [granted, notGranted] });
+    const twoGranted = buildKey(app.db, app.clock, { tenantId: firm.id, businessIds: [granted, notGranted] });
     expectInvalid(await app.get('/api/v1/accounts', twoGranted.key), 'entityId');
   });
 

@@ -5,7 +5,7 @@ import { defineOperation } from '../../src/http/operation.js';
 import { Strict, Uuid } from '../../src/schemas/common.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import {
-  buildTenant,
+  buildApiTenant,
   useTenantApp,
   chunked,
   countRows,
@@ -15,8 +15,8 @@ import {
   paddedJsonObject,
   rateLimitHeaders,
   sendRaw,
-  setAccount,
-  type Tenant,
+  setTenant,
+  type ApiTenant,
   withoutRequestId,
 } from '../support/api.js';
 
@@ -24,11 +24,11 @@ const MAX_BODY_BYTES = 1_048_576;
 
 describe('Rules that apply to every request', () => {
   let app: TestApp;
-  let tenant: Tenant;
+  let tenant: ApiTenant;
 
   useTenantApp((started) => ({ app, tenant } = started));
 
-  const customers = (): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE account_id = ?', tenant.account.id);
+  const customers = (): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenant.id);
 
   describe('Request id (x-request-id on every response)', () => {
     it('sends x-request-id on a 200', async () => {
@@ -49,8 +49,8 @@ describe('Rules that apply to every request', () => {
       expectError(invalid, 422, 'validation_failed');
 
       // A throwaway account with a one-read budget gives a 429 without spending many requests.
-      const limited = buildTenant(app);
-      setAccount(app, limited.account.id, { rateLimit: { mode: 'custom', readsPerWindow: 1, writesPerWindow: 1 } });
+      const limited = buildApiTenant(app);
+      setTenant(app, limited.id, { rateLimit: { mode: 'custom', readsPerWindow: 1, writesPerWindow: 1 } });
       expect((await app.get('/api/v1/businesses', limited.key)).status).to.equal(200);
       const tooMany = await app.get('/api/v1/businesses', limited.key);
       expectError(tooMany, 429, 'rate_limited');
@@ -373,10 +373,10 @@ describe('Rules that apply to every request', () => {
     });
     const id = '7b0c2a52-3f7e-4c3b-9d62-2f1f0e0d9a11';
     let probeApp: TestApp;
-    let probeTenant: Tenant;
+    let probeTenant: ApiTenant;
     before(async () => {
       probeApp = await startTestApp(undefined, { operations: [probe] });
-      probeTenant = buildTenant(probeApp);
+      probeTenant = buildApiTenant(probeApp);
     });
     after(async () => {
       await probeApp.close();

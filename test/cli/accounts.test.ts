@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { one } from '../../src/db/statements.js';
 import { CliHarness, expectBadArguments, expectOk, parseOneObject, UNKNOWN_ID } from './support.js';
 
-interface AccountRow {
+interface TenantRow {
   name: string;
   plan: string;
   api_access: bigint;
@@ -17,7 +17,7 @@ describe('daybook account', () => {
   beforeEach(() => (cli = new CliHarness()));
   afterEach(() => cli.cleanup());
 
-  const accountRow = (id: string) => cli.withDb((db) => one<AccountRow>(db, 'SELECT * FROM accounts WHERE id = ?', id));
+  const accountRow = (id: string) => cli.withDb((db) => one<TenantRow>(db, 'SELECT * FROM tenants WHERE id = ?', id));
 
   describe('account create', () => {
     it('creates a small-plan account on a fresh file and prints its id', async () => {

@@ -14,7 +14,7 @@ describe('daybook business create', () => {
     const id = /^id: (\S+)$/m.exec(result.stdout)?.[1];
     expect(result.stdout).to.contain('Business created: Lakeside Bakery').and.contain('accrual basis');
     const row = cli.withDb((db) => one<Record<string, unknown>>(db, 'SELECT * FROM businesses WHERE id = ?', id));
-    expect(row).to.include({ account_id: accountId, name: 'Lakeside Bakery', basis: 'accrual', payment_terms_days: null });
+    expect(row).to.include({ tenant_id: accountId, name: 'Lakeside Bakery', basis: 'accrual', payment_terms_days: null });
     const roles = cli.withDb((db) =>
       all<{ system_role: string }>(db, 'SELECT system_role FROM ledger_accounts WHERE business_id = ? AND system_role IS NOT NULL', id),
     );

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DEMO_ACCOUNT_NAME, seedDemo } from '../../db/seeds/demo.js';
-import { getAccount } from '../../src/books/accounts.js';
+import { DEMO_TENANT_NAME, seedDemo } from '../../db/seeds/demo.js';
+import { getTenant } from '../../src/books/tenants.js';
 import { listBusinesses } from '../../src/books/businesses.js';
 import { authenticateKey, listKeys } from '../../src/books/keys.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
@@ -18,10 +18,10 @@ describe('demo seed (db/seeds/demo.ts)', () => {
 
   it('creates a middle-plan account on plan budgets, with an accrual and a cash business', () => {
     const demo = seedDemo(temp.db, clock);
-    const account = getAccount(temp.db, demo.accountId);
-    expect(account).to.include({ name: DEMO_ACCOUNT_NAME, plan: 'middle', billingState: 'active', apiAccess: true });
+    const account = getTenant(temp.db, demo.tenantId);
+    expect(account).to.include({ name: DEMO_TENANT_NAME, plan: 'middle', billingState: 'active', apiAccess: true });
     expect(account.rateLimit).to.deep.equal({ mode: 'plan' });
-    const businesses = listBusinesses(temp.db, demo.accountId);
+    const businesses = listBusinesses(temp.db, demo.tenantId);
     expect(businesses.map((b) => b.basis).sort()).to.deep.equal(['accrual', 'cash']);
     expect(demo.businesses).to.deep.equal(businesses.map((b) => ({ id: b.id, name: b.name })));
   });
@@ -30,7 +30,7 @@ describe('demo seed (db/seeds/demo.ts)', () => {
     const demo = seedDemo(temp.db, clock);
     const principal = authenticateKey(temp.db, clock, demo.key);
     expect(principal).to.include({ keyId: demo.keyId, access: 'read_write', businessIds: null });
-    expect(listKeys(temp.db, demo.accountId)).to.have.length(1);
+    expect(listKeys(temp.db, demo.tenantId)).to.have.length(1);
   });
 
   it('posts balanced entries, an opening deposit first, within the two months before the clock', () => {

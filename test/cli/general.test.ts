@@ -53,7 +53,7 @@ describe('daybook (global behaviour)', () => {
     it('refuses demo --db on a file that already holds books', async () => {
       await cli.createAccount();
       expectBadArguments(await cli.run(['demo', '--port', '0']), /already exists/);
-      expect(cli.withDb((db) => one<{ n: bigint }>(db, 'SELECT count(*) AS n FROM accounts')?.n)).to.equal(1n);
+      expect(cli.withDb((db) => one<{ n: bigint }>(db, 'SELECT count(*) AS n FROM tenants')?.n)).to.equal(1n);
     });
   });
 

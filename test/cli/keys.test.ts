@@ -32,7 +32,7 @@ describe('daybook key', () => {
       expect(result.stdout).to.match(/shown once and cannot be recovered/);
       expect(result.stderr).to.equal('');
       const row = cli.withDb((db) => one<Record<string, unknown>>(db, 'SELECT * FROM api_keys WHERE id = ?', id));
-      expect(row).to.include({ account_id: accountId, name: 'bookkeeping app', access: 'read_write', fingerprint: fingerprintKey(key!) });
+      expect(row).to.include({ tenant_id: accountId, name: 'bookkeeping app', access: 'read_write', fingerprint: fingerprintKey(key!) });
       expect(JSON.stringify(row)).not.to.contain(key!);
       expect(cli.withDb((db) => authenticateKey(db, cli.clock, key!)?.keyId)).to.equal(id);
     });

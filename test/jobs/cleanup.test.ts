@@ -6,7 +6,7 @@ import { IDEMPOTENCY_WINDOW_MS, runWrite } from '../../src/books/idempotency.js'
 import { CounterStore } from '../../src/http/rate-limit.js';
 import { createLogger } from '../../src/log.js';
 import { freshDb, type TempDb } from '../support/db.js';
-import { buildAccount, buildKey, testClock } from '../support/factories.js';
+import { buildTenant, buildKey, testClock } from '../support/factories.js';
 
 describe('cleanup job', () => {
   let temp: TempDb;
@@ -25,8 +25,8 @@ describe('cleanup job', () => {
   const records = (): number => Number((temp.db.prepare('SELECT count(*) AS n FROM idempotency_records').get() as { n: bigint }).n);
 
   it('removes idempotency records past their 24-hour window and keeps the rest', () => {
-    const account = buildAccount(temp.db, clock);
-    const key = buildKey(temp.db, clock, { accountId: account.id });
+    const account = buildTenant(temp.db, clock);
+    const key = buildKey(temp.db, clock, { tenantId: account.id });
     const claim = (value: string) => ({ apiKeyId: key.id, key: value, requestHash: 'h' });
     runWrite(temp.db, clock, claim('early'), () => ({ status: 201, body: { n: 1 } }));
     clock.advanceMs(60 * 60 * 1000);

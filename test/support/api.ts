@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
-import type { Account, UpdateAccountInput } from '../../src/books/accounts.js';
-import { updateAccount } from '../../src/books/accounts.js';
+import type { Tenant, UpdateTenantInput } from '../../src/books/tenants.js';
+import { updateTenant } from '../../src/books/tenants.js';
 import type { Business } from '../../src/books/businesses.js';
 import type { CreatedKey, CreateKeyInput } from '../../src/books/keys.js';
 import type { Plan } from '../../src/books/plans.js';
 import type { Db } from '../../src/db/connection.js';
 import { startTestApp, type TestApp, type TestResponse } from './app.js';
-import { buildAccount, buildBusiness, buildKey, TEST_ACTOR } from './factories.js';
+import { buildBusiness, buildKey, buildTenant, TEST_ACTOR } from './factories.js';
 
 /** Helpers for the HTTP-level API tests in test/api/. */
 
@@ -27,9 +27,11 @@ export const SPEC_ERROR_CODES = [
 
 export type SpecErrorCode = (typeof SPEC_ERROR_CODES)[number];
 
-/** One account with its businesses and keys, ready to call the API. */
-export interface Tenant {
-  account: Account;
+/** One tenant (an account, in the spec's words) with its businesses and keys, ready to call the API. */
+export interface ApiTenant {
+  /** The tenant's id. */
+  id: string;
+  record: Tenant;
   businesses: Business[];
   keys: CreatedKey[];
   /** The first key's value. */
@@ -42,38 +44,38 @@ export interface TenantOptions {
   /** How many businesses to create (default 1). */
   businesses?: number;
   /** One entry per key to create (default: one unlimited read-write key). */
-  keys?: Array<Partial<Omit<CreateKeyInput, 'accountId'>>>;
-  accountName?: string;
+  keys?: Array<Partial<Omit<CreateKeyInput, 'tenantId'>>>;
+  name?: string;
 }
 
 /**
  * Registers the suite's before/after hooks: a fresh app over its own SQLite file with one
  * tenant (large plan unless told otherwise), handed to `receive` once started.
  */
-export function useTenantApp(receive: (started: { app: TestApp; tenant: Tenant }) => void, options: TenantOptions = { plan: 'large' }): void {
+export function useTenantApp(receive: (started: { app: TestApp; tenant: ApiTenant }) => void, options: TenantOptions = { plan: 'large' }): void {
   let app: TestApp | undefined;
   before(async () => {
     const started = await startTestApp();
     app = started;
-    receive({ app: started, tenant: buildTenant(started, options) });
+    receive({ app: started, tenant: buildApiTenant(started, options) });
   });
   after(async () => {
     await app?.close();
   });
 }
 
-export function buildTenant(app: TestApp, options: TenantOptions = {}): Tenant {
-  const account = buildAccount(app.db, app.clock, {
+export function buildApiTenant(app: TestApp, options: TenantOptions = {}): ApiTenant {
+  const tenant = buildTenant(app.db, app.clock, {
     plan: options.plan ?? 'small',
-    ...(options.accountName ? { name: options.accountName } : {}),
+    ...(options.name ? { name: options.name } : {}),
   });
-  const businesses = Array.from({ length: options.businesses ?? 1 }, () => buildBusiness(app.db, app.clock, { accountId: account.id }));
-  const keys = (options.keys ?? [{}]).map((overrides) => buildKey(app.db, app.clock, { ...overrides, accountId: account.id }));
-  return { account, businesses, keys, key: keys[0]!.key, business: businesses[0]! };
+  const businesses = Array.from({ length: options.businesses ?? 1 }, () => buildBusiness(app.db, app.clock, { tenantId: tenant.id }));
+  const keys = (options.keys ?? [{}]).map((overrides) => buildKey(app.db, app.clock, { ...overrides, tenantId: tenant.id }));
+  return { id: tenant.id, record: tenant, businesses, keys, key: keys[0]!.key, business: businesses[0]! };
 }
 
-export function setAccount(app: TestApp, accountId: string, input: UpdateAccountInput): Account {
-  return updateAccount(app.db, app.clock, TEST_ACTOR, accountId, input);
+export function setTenant(app: TestApp, tenantId: string, input: UpdateTenantInput): Tenant {
+  return updateTenant(app.db, app.clock, TEST_ACTOR, tenantId, input);
 }
 
 /** Asserts the spec's error body exactly: {error: {code, message, requestId}}, status from the code table. */

@@ -1,6 +1,6 @@
 import { type Clock, fixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
-import { type Account, type CreateAccountInput, createAccount } from '../../src/books/accounts.js';
+import { type Tenant, type CreateTenantInput, createTenant } from '../../src/books/tenants.js';
 import { type Actor, CLI_ACTOR } from '../../src/books/audit.js';
 import { type Business, type CreateBusinessInput, createBusiness } from '../../src/books/businesses.js';
 import { type CreatedKey, type CreateKeyInput, createKey } from '../../src/books/keys.js';
@@ -17,16 +17,16 @@ export function testClock(at = '2026-03-15T12:00:00.000Z') {
 let counter = 0;
 const next = () => ++counter;
 
-export function buildAccount(db: Db, clock: Clock, overrides: Partial<CreateAccountInput> = {}): Account {
-  return createAccount(db, clock, TEST_ACTOR, { name: `Test Firm ${next()}`, plan: 'small', ...overrides });
+export function buildTenant(db: Db, clock: Clock, overrides: Partial<CreateTenantInput> = {}): Tenant {
+  return createTenant(db, clock, TEST_ACTOR, { name: `Test Firm ${next()}`, plan: 'small', ...overrides });
 }
 
-export function buildBusiness(db: Db, clock: Clock, overrides: Partial<CreateBusinessInput> & { accountId?: string } = {}): Business {
-  const accountId = overrides.accountId ?? buildAccount(db, clock).id;
-  return createBusiness(db, clock, TEST_ACTOR, { name: `Test Business ${next()}`, basis: 'accrual', ...overrides, accountId });
+export function buildBusiness(db: Db, clock: Clock, overrides: Partial<CreateBusinessInput> & { tenantId?: string } = {}): Business {
+  const tenantId = overrides.tenantId ?? buildTenant(db, clock).id;
+  return createBusiness(db, clock, TEST_ACTOR, { name: `Test Business ${next()}`, basis: 'accrual', ...overrides, tenantId });
 }
 
-export function buildKey(db: Db, clock: Clock, overrides: Partial<CreateKeyInput> & { accountId: string }): CreatedKey {
+export function buildKey(db: Db, clock: Clock, overrides: Partial<CreateKeyInput> & { tenantId: string }): CreatedKey {
   return createKey(db, clock, TEST_ACTOR, { name: `test key ${next()}`, access: 'read_write', ...overrides });
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { updateAccount } from '../../src/books/accounts.js';
+import { updateTenant } from '../../src/books/tenants.js';
 import {
   KEY_PREFIX,
   authenticateKey,
@@ -18,7 +18,7 @@ import { type FixedClock, fixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
 import { ApiError } from '../../src/errors.js';
 import { type TempDb, freshDb } from '../support/db.js';
-import { TEST_ACTOR, buildAccount, buildBusiness, buildKey, testClock } from '../support/factories.js';
+import { TEST_ACTOR, buildTenant, buildBusiness, buildKey, testClock } from '../support/factories.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -95,8 +95,8 @@ describe('API keys', () => {
     afterEach(() => temp.close());
 
     it('stores only the fingerprint: the key appears nowhere in the database file', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id, name: 'Accounting app' });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id, name: 'Accounting app' });
       db.pragma('wal_checkpoint(TRUNCATE)');
       const bytes = Buffer.concat([readFileSync(temp.path), existsSync(`${temp.path}-wal`) ? readFileSync(`${temp.path}-wal`) : Buffer.alloc(0)]);
       // The fingerprint is there (the search works), the key and its random body are not.
@@ -114,11 +114,11 @@ describe('API keys', () => {
     });
 
     it('returns the key once with its details', () => {
-      const account = buildAccount(db, clock);
-      const created = createKey(db, clock, TEST_ACTOR, { accountId: account.id, name: 'Reports', access: 'read', expiresOn: '2026-12-31' });
+      const account = buildTenant(db, clock);
+      const created = createKey(db, clock, TEST_ACTOR, { tenantId: account.id, name: 'Reports', access: 'read', expiresOn: '2026-12-31' });
       expect(isWellFormedKey(created.key)).to.equal(true);
       expect(created).to.deep.include({
-        accountId: account.id,
+        tenantId: account.id,
         name: 'Reports',
         access: 'read',
         businessIds: null,
@@ -133,69 +133,69 @@ describe('API keys', () => {
     });
 
     it('says when an expiry date is already past', () => {
-      const account = buildAccount(db, clock);
-      expect(buildKey(db, clock, { accountId: account.id, expiresOn: '2026-03-14' }).alreadyExpired).to.equal(true);
-      expect(buildKey(db, clock, { accountId: account.id, expiresOn: '2026-03-15' }).alreadyExpired).to.equal(false);
+      const account = buildTenant(db, clock);
+      expect(buildKey(db, clock, { tenantId: account.id, expiresOn: '2026-03-14' }).alreadyExpired).to.equal(true);
+      expect(buildKey(db, clock, { tenantId: account.id, expiresOn: '2026-03-15' }).alreadyExpired).to.equal(false);
     });
 
     it('refuses a bad name or expiry date', () => {
-      const account = buildAccount(db, clock);
-      expect(apiErrorOf(() => buildKey(db, clock, { accountId: account.id, name: ' ' })).message).to.match(/^name:/);
-      expect(apiErrorOf(() => buildKey(db, clock, { accountId: account.id, name: 'x'.repeat(201) })).code).to.equal('validation_failed');
-      expect(apiErrorOf(() => buildKey(db, clock, { accountId: account.id, expiresOn: '2026-02-30' })).code).to.equal('validation_failed');
+      const account = buildTenant(db, clock);
+      expect(apiErrorOf(() => buildKey(db, clock, { tenantId: account.id, name: ' ' })).message).to.match(/^name:/);
+      expect(apiErrorOf(() => buildKey(db, clock, { tenantId: account.id, name: 'x'.repeat(201) })).code).to.equal('validation_failed');
+      expect(apiErrorOf(() => buildKey(db, clock, { tenantId: account.id, expiresOn: '2026-02-30' })).code).to.equal('validation_failed');
       expect(keyRowCount(db)).to.equal(0n);
     });
 
     for (const plan of ['small', 'middle', 'large'] as Plan[]) {
       it(`the ${plan} plan allows ${PLANS[plan].activeKeys} active keys; revoking one frees a slot (409 conflict beyond)`, () => {
-        const account = buildAccount(db, clock, { plan });
-        const keys = Array.from({ length: PLANS[plan].activeKeys }, () => buildKey(db, clock, { accountId: account.id }));
+        const account = buildTenant(db, clock, { plan });
+        const keys = Array.from({ length: PLANS[plan].activeKeys }, () => buildKey(db, clock, { tenantId: account.id }));
         const before = keyRowCount(db);
-        const error = apiErrorOf(() => buildKey(db, clock, { accountId: account.id }));
+        const error = apiErrorOf(() => buildKey(db, clock, { tenantId: account.id }));
         expect(error.code).to.equal('conflict');
         expect(error.status).to.equal(409);
         expect(keyRowCount(db)).to.equal(before);
 
         revokeKey(db, clock, TEST_ACTOR, keys[0]!.id);
-        const replacement = buildKey(db, clock, { accountId: account.id });
+        const replacement = buildKey(db, clock, { tenantId: account.id });
         expect(isWellFormedKey(replacement.key)).to.equal(true);
-        expect(apiErrorOf(() => buildKey(db, clock, { accountId: account.id })).code).to.equal('conflict');
+        expect(apiErrorOf(() => buildKey(db, clock, { tenantId: account.id })).code).to.equal('conflict');
         expect(listKeys(db, account.id)).to.have.lengthOf(PLANS[plan].activeKeys + 1);
       });
     }
 
     it('counts the limit per account', () => {
-      const first = buildAccount(db, clock, { plan: 'small' });
-      const second = buildAccount(db, clock, { plan: 'small' });
-      buildKey(db, clock, { accountId: first.id });
-      buildKey(db, clock, { accountId: first.id });
-      expect(buildKey(db, clock, { accountId: second.id }).accountId).to.equal(second.id);
+      const first = buildTenant(db, clock, { plan: 'small' });
+      const second = buildTenant(db, clock, { plan: 'small' });
+      buildKey(db, clock, { tenantId: first.id });
+      buildKey(db, clock, { tenantId: first.id });
+      expect(buildKey(db, clock, { tenantId: second.id }).tenantId).to.equal(second.id);
     });
 
     it('a plan change may not leave more active keys than the new plan allows', () => {
-      const account = buildAccount(db, clock, { plan: 'middle' });
-      const keys = Array.from({ length: 3 }, () => buildKey(db, clock, { accountId: account.id }));
-      expect(apiErrorOf(() => updateAccount(db, clock, TEST_ACTOR, account.id, { plan: 'small' })).code).to.equal('conflict');
+      const account = buildTenant(db, clock, { plan: 'middle' });
+      const keys = Array.from({ length: 3 }, () => buildKey(db, clock, { tenantId: account.id }));
+      expect(apiErrorOf(() => updateTenant(db, clock, TEST_ACTOR, account.id, { plan: 'small' })).code).to.equal('conflict');
       revokeKey(db, clock, TEST_ACTOR, keys[0]!.id);
-      expect(updateAccount(db, clock, TEST_ACTOR, account.id, { plan: 'small' }).plan).to.equal('small');
+      expect(updateTenant(db, clock, TEST_ACTOR, account.id, { plan: 'small' }).plan).to.equal('small');
     });
 
     it('limits a key to businesses of its own account, listed as businessIds', () => {
-      const account = buildAccount(db, clock);
-      const a = buildBusiness(db, clock, { accountId: account.id });
-      const b = buildBusiness(db, clock, { accountId: account.id });
-      const limited = buildKey(db, clock, { accountId: account.id, businessIds: [b.id, a.id, a.id] });
+      const account = buildTenant(db, clock);
+      const a = buildBusiness(db, clock, { tenantId: account.id });
+      const b = buildBusiness(db, clock, { tenantId: account.id });
+      const limited = buildKey(db, clock, { tenantId: account.id, businessIds: [b.id, a.id, a.id] });
       expect(limited.businessIds).to.deep.equal([a.id, b.id].sort());
       expect(authenticateKey(db, clock, limited.key)?.businessIds).to.deep.equal([a.id, b.id].sort());
     });
 
     it('refuses a business of another account, and writes nothing', () => {
-      const account = buildAccount(db, clock);
+      const account = buildTenant(db, clock);
       const foreign = buildBusiness(db, clock);
-      const error = apiErrorOf(() => buildKey(db, clock, { accountId: account.id, businessIds: [foreign.id] }));
+      const error = apiErrorOf(() => buildKey(db, clock, { tenantId: account.id, businessIds: [foreign.id] }));
       expect(error.code).to.equal('validation_failed');
       expect(error.message).to.match(/^business: /);
-      expect(apiErrorOf(() => buildKey(db, clock, { accountId: account.id, businessIds: ['00000000-0000-4000-8000-000000000000'] })).code).to.equal(
+      expect(apiErrorOf(() => buildKey(db, clock, { tenantId: account.id, businessIds: ['00000000-0000-4000-8000-000000000000'] })).code).to.equal(
         'validation_failed',
       );
       expect(keyRowCount(db)).to.equal(0n);
@@ -203,12 +203,12 @@ describe('API keys', () => {
     });
 
     it('refuses an unknown account (404 not_found)', () => {
-      expect(apiErrorOf(() => buildKey(db, clock, { accountId: '00000000-0000-4000-8000-000000000000' })).code).to.equal('not_found');
+      expect(apiErrorOf(() => buildKey(db, clock, { tenantId: '00000000-0000-4000-8000-000000000000' })).code).to.equal('not_found');
     });
 
     it('records the creation and revocation in the audit log', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id });
       revokeKey(db, clock, TEST_ACTOR, created.id);
       const actions = db.prepare("SELECT action FROM audit_log WHERE subject_id = ? ORDER BY id").all(created.id) as { action: string }[];
       expect(actions.map((row) => row.action)).to.deep.equal(['api_key.create', 'api_key.revoke']);
@@ -229,17 +229,17 @@ describe('API keys', () => {
     afterEach(() => temp.close());
 
     it('resolves a working key to its principal', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id, name: 'Ledger sync', access: 'read' });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id, name: 'Ledger sync', access: 'read' });
       const principal = authenticateKey(db, clock, created.key);
       expect(principal).to.not.equal(null);
       expect(principal).to.deep.include({ keyId: created.id, keyName: 'Ledger sync', access: 'read', businessIds: null });
-      expect(principal?.account.id).to.equal(account.id);
+      expect(principal?.tenant.id).to.equal(account.id);
     });
 
     it('returns null for a malformed key', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id });
       const last = created.key.at(-1) === 'a' ? 'b' : 'a';
       for (const bad of ['', 'dbk_', 'not a key', created.key.slice(0, -1) + last, `${created.key}\n`, created.key.toLowerCase()]) {
         if (bad === created.key) continue;
@@ -248,13 +248,13 @@ describe('API keys', () => {
     });
 
     it('returns null for a well-formed key nobody created', () => {
-      buildKey(db, clock, { accountId: buildAccount(db, clock).id });
+      buildKey(db, clock, { tenantId: buildTenant(db, clock).id });
       expect(authenticateKey(db, clock, generateKeyValue())).to.equal(null);
     });
 
     it('returns null for a revoked key, from the next request on, and it cannot return', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id });
       expect(authenticateKey(db, clock, created.key)?.keyId).to.equal(created.id);
       const revoked = revokeKey(db, clock, TEST_ACTOR, created.id);
       expect(revoked).to.include({ alreadyRevoked: false, revokedAt: '2026-03-15T12:00:00.000Z' });
@@ -266,8 +266,8 @@ describe('API keys', () => {
     });
 
     it('a key expiring 2026-03-15 works through the end of that day in UTC', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id, expiresOn: '2026-03-15' });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id, expiresOn: '2026-03-15' });
       const at = fixedClock('2026-03-15T00:00:00.000Z');
       expect(authenticateKey(db, at, created.key)?.keyId).to.equal(created.id);
       at.set('2026-03-15T23:59:59.999Z');
@@ -279,29 +279,29 @@ describe('API keys', () => {
     });
 
     it('a key created already expired never authenticates', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id, expiresOn: '2026-01-01' });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id, expiresOn: '2026-01-01' });
       expect(created.alreadyExpired).to.equal(true);
       expect(authenticateKey(db, clock, created.key)).to.equal(null);
     });
 
     it('returns null while the account has no API access', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id });
-      updateAccount(db, clock, TEST_ACTOR, account.id, { apiAccess: false });
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id });
+      updateTenant(db, clock, TEST_ACTOR, account.id, { apiAccess: false });
       expect(authenticateKey(db, clock, created.key)).to.equal(null);
-      updateAccount(db, clock, TEST_ACTOR, account.id, { apiAccess: true });
+      updateTenant(db, clock, TEST_ACTOR, account.id, { apiAccess: true });
       expect(authenticateKey(db, clock, created.key)?.keyId).to.equal(created.id);
 
-      const closed = buildAccount(db, clock, { apiAccess: false });
-      expect(authenticateKey(db, clock, buildKey(db, clock, { accountId: closed.id }).key)).to.equal(null);
+      const closed = buildTenant(db, clock, { apiAccess: false });
+      expect(authenticateKey(db, clock, buildKey(db, clock, { tenantId: closed.id }).key)).to.equal(null);
     });
 
     it('still authenticates while billing is past due (reads keep working)', () => {
-      const account = buildAccount(db, clock);
-      const created = buildKey(db, clock, { accountId: account.id });
-      updateAccount(db, clock, TEST_ACTOR, account.id, { billingState: 'past_due' });
-      expect(authenticateKey(db, clock, created.key)?.account.billingState).to.equal('past_due');
+      const account = buildTenant(db, clock);
+      const created = buildKey(db, clock, { tenantId: account.id });
+      updateTenant(db, clock, TEST_ACTOR, account.id, { billingState: 'past_due' });
+      expect(authenticateKey(db, clock, created.key)?.tenant.billingState).to.equal('past_due');
     });
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { updateAccount } from '../../src/books/accounts.js';
+import { updateTenant } from '../../src/books/tenants.js';
 import type { Business } from '../../src/books/businesses.js';
 import { type AccountType, listPostableAccounts } from '../../src/books/chart.js';
 import {
@@ -24,7 +24,7 @@ import { inTransaction } from '../../src/db/connection.js';
 import { ApiError, type ErrorCode } from '../../src/errors.js';
 import { AMOUNT_CEILING_CENTS } from '../../src/money.js';
 import { type TempDb, freshDb } from '../support/db.js';
-import { TEST_ACTOR, accountIdByName, accountIdByRole, buildAccount, buildBusiness, testClock } from '../support/factories.js';
+import { TEST_ACTOR, accountIdByName, accountIdByRole, buildTenant, buildBusiness, testClock } from '../support/factories.js';
 
 interface RowCounts {
   entries: bigint;
@@ -218,7 +218,7 @@ describe('posting engine', () => {
     let archived: string;
 
     before(() => {
-      otherBusiness = buildBusiness(db, clock, { accountId: business.accountId });
+      otherBusiness = buildBusiness(db, clock, { tenantId: business.tenantId });
       archived = accountIdByName(db, business.id, 'Meals');
       db.prepare('UPDATE ledger_accounts SET archived = 1 WHERE id = ?').run(archived);
     });
@@ -401,7 +401,7 @@ describe('posting engine', () => {
     let locked: Business;
 
     before(() => {
-      locked = buildBusiness(db, clock, { accountId: business.accountId });
+      locked = buildBusiness(db, clock, { tenantId: business.tenantId });
       lockPeriod(db, clock, TEST_ACTOR, locked.id, '2026-01-31');
     });
 
@@ -462,7 +462,7 @@ describe('posting engine', () => {
     });
 
     it('a reversal of an entry in a now-locked period is dated after the lock', () => {
-      const open = buildBusiness(db, clock, { accountId: business.accountId });
+      const open = buildBusiness(db, clock, { tenantId: business.tenantId });
       const entry = postEntry(db, clock, TEST_ACTOR, {
         businessId: open.id,
         date: '2026-01-10',
@@ -480,8 +480,8 @@ describe('posting engine', () => {
 
   describe('billing past due', () => {
     it('refuses any posting with read_only_billing_state (402) until billing is settled', () => {
-      const account = buildAccount(db, clock);
-      const pastDue = buildBusiness(db, clock, { accountId: account.id });
+      const account = buildTenant(db, clock);
+      const pastDue = buildBusiness(db, clock, { tenantId: account.id });
       const pastDueDraft: JournalEntryDraft = {
         businessId: pastDue.id,
         date: '2026-03-10',
@@ -491,7 +491,7 @@ describe('posting engine', () => {
           { accountId: accountIdByRole(db, pastDue.id, 'sales'), direction: 'credit', amountCents: 700n },
         ],
       };
-      updateAccount(db, clock, TEST_ACTOR, account.id, { billingState: 'past_due' });
+      updateTenant(db, clock, TEST_ACTOR, account.id, { billingState: 'past_due' });
       const error = refusedPosting(db, () => postEntry(db, clock, TEST_ACTOR, pastDueDraft));
       expect(error.rule).to.equal('billing_past_due');
       expect(error.code).to.equal('read_only_billing_state');
@@ -500,7 +500,7 @@ describe('posting engine', () => {
       // Other accounts' businesses are unaffected.
       expect(postEntry(db, clock, TEST_ACTOR, draft()).businessId).to.equal(business.id);
 
-      updateAccount(db, clock, TEST_ACTOR, account.id, { billingState: 'active' });
+      updateTenant(db, clock, TEST_ACTOR, account.id, { billingState: 'active' });
       expect(postEntry(db, clock, TEST_ACTOR, pastDueDraft).lines).to.have.lengthOf(2);
     });
   });
@@ -615,7 +615,7 @@ describe('posting engine', () => {
 
   describe('reverseEntry', () => {
     it('posts a mirror entry and the ledger nets to zero', () => {
-      const own = buildBusiness(db, clock, { accountId: business.accountId });
+      const own = buildBusiness(db, clock, { tenantId: business.tenantId });
       const ownBank = accountIdByRole(db, own.id, 'bank');
       const ownAr = accountIdByRole(db, own.id, 'accounts_receivable');
       const ownSales = accountIdByRole(db, own.id, 'sales');
@@ -744,7 +744,7 @@ describe('posting engine', () => {
     }
 
     it('every posted entry balances, and so do the trial balance and the accounting equation', () => {
-      const own = buildBusiness(db, clock, { accountId: business.accountId });
+      const own = buildBusiness(db, clock, { tenantId: business.tenantId });
       const accounts = listPostableAccounts(db, own.id).map((account) => account.id);
       let posted = 0;
       fc.assert(
@@ -812,7 +812,7 @@ describe('posting engine', () => {
     }
 
     it('an unbalanced draft is always refused and leaves the row counts unchanged', () => {
-      const own = buildBusiness(db, clock, { accountId: business.accountId });
+      const own = buildBusiness(db, clock, { tenantId: business.tenantId });
       const accounts = listPostableAccounts(db, own.id).map((account) => account.id);
       fc.assert(
         fc.property(fc.array(legArb(AMOUNT_CEILING_CENTS - 1_000_001n), { minLength: 1, maxLength: 4 }), perturbationArb, dateArb, (legs, change, date) => {

@@ -121,10 +121,10 @@ describe('schema (db/migrations)', () => {
         sql: (db) =>
           db
             .prepare(
-              `INSERT OR REPLACE INTO audit_log (id, account_id, actor_type, actor_name, action, detail_json, at)
+              `INSERT OR REPLACE INTO audit_log (id, tenant_id, actor_type, actor_name, action, detail_json, at)
                VALUES ((SELECT min(id) FROM audit_log), ?, 'cli', 'forger', 'rewritten', '{}', '2026-03-15T12:00:00.000Z')`,
             )
-            .run(business.accountId),
+            .run(business.tenantId),
       },
     ];
     for (const { table, sql } of replacements) {
@@ -174,7 +174,7 @@ describe('schema (db/migrations)', () => {
     });
 
     it('refuses a line on another business’s account', () => {
-      const other = buildBusiness(db, clock, { accountId: business.accountId });
+      const other = buildBusiness(db, clock, { tenantId: business.tenantId });
       const before = count(db, 'journal_lines');
       expect(sqliteErrorOf(() => insertLine(accountIdByRole(db, other.id, 'bank'), 11)).message).to.equal(refusal);
       // Claiming the other business on the line does not help: the entry belongs to this one.
@@ -225,8 +225,8 @@ describe('schema (db/migrations)', () => {
 
     const insertCustomer = (currency: string) =>
       db
-        .prepare(`INSERT INTO customers (id, account_id, name, name_key, currency, created_at) VALUES (?, ?, 'Acme', 'acme', ?, '2026-03-15T12:00:00.000Z')`)
-        .run(newId(), business.accountId, currency);
+        .prepare(`INSERT INTO customers (id, tenant_id, name, name_key, currency, created_at) VALUES (?, ?, 'Acme', 'acme', ?, '2026-03-15T12:00:00.000Z')`)
+        .run(newId(), business.tenantId, currency);
 
     it('refuses an unknown currency on customers', () => {
       for (const currency of ['JPY', 'usd', '']) {
@@ -237,9 +237,9 @@ describe('schema (db/migrations)', () => {
 
     it('refuses an unknown invoice status', () => {
       const customerId = newId();
-      db.prepare(`INSERT INTO customers (id, account_id, name, name_key, created_at) VALUES (?, ?, 'Invoiced Co', 'invoiced co', '2026-03-15T12:00:00.000Z')`).run(
+      db.prepare(`INSERT INTO customers (id, tenant_id, name, name_key, created_at) VALUES (?, ?, 'Invoiced Co', 'invoiced co', '2026-03-15T12:00:00.000Z')`).run(
         customerId,
-        business.accountId,
+        business.tenantId,
       );
       const insertInvoice = (status: string, number: string) =>
         db

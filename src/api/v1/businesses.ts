@@ -24,6 +24,6 @@ export const listBusinesses = defineOperation({
   errors: [],
   handle({ principal, services }) {
     const businesses = reachableBusinesses(services.db, principal).map(({ id, name }) => ({ id, name }));
-    return { status: 200, body: { accountName: principal.account.name, businesses } };
+    return { status: 200, body: { accountName: principal.tenant.name, businesses } };
   },
 });

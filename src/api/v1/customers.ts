@@ -38,7 +38,7 @@ export const createCustomer = defineOperation({
   errors: ['conflict'],
   handle({ principal, services, body, write }) {
     return write(() => {
-      const result = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.account.id, body);
+      const result = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, body);
       return { status: result.created ? 201 : 200, body: result };
     });
   },

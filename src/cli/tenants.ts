@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Account, createAccount, type RateLimitSetting, updateAccount, type UpdateAccountInput } from '../books/accounts.js';
+import { type Tenant, createTenant, type RateLimitSetting, updateTenant, type UpdateTenantInput } from '../books/tenants.js';
 import { CLI_ACTOR } from '../books/audit.js';
 import { PLANS, type Plan } from '../books/plans.js';
 import { choiceOption, id, name, planOption, rateLimit } from './args.js';
@@ -17,7 +17,7 @@ export function describeRateLimit(setting: RateLimitSetting): string {
   }
 }
 
-function describeAccount(account: Account): string {
+function describeTenant(account: Tenant): string {
   return [
     `plan ${account.plan} (up to ${PLANS[account.plan].activeKeys} active keys)`,
     `billing ${account.billingState}`,
@@ -26,8 +26,8 @@ function describeAccount(account: Account): string {
   ].join(', ');
 }
 
-function printAccount(context: CommandContext, verb: string, account: Account): void {
-  context.out.result({ ...account }, [`Account ${verb}: ${account.name}`, `id: ${account.id}`, describeAccount(account)]);
+function printTenant(context: CommandContext, verb: string, account: Tenant): void {
+  context.out.result({ ...account }, [`Account ${verb}: ${account.name}`, `id: ${account.id}`, describeTenant(account)]);
 }
 
 interface CreateOptions {
@@ -38,10 +38,10 @@ interface CreateOptions {
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const account = await withBooks(
     context,
-    (db) => createAccount(db, context.io.clock, CLI_ACTOR, { name: options.name, plan: options.plan ?? 'small' }),
+    (db) => createTenant(db, context.io.clock, CLI_ACTOR, { name: options.name, plan: options.plan ?? 'small' }),
     'create',
   );
-  printAccount(context, 'created', account);
+  printTenant(context, 'created', account);
 }
 
 interface SetOptions {
@@ -52,8 +52,8 @@ interface SetOptions {
   rateLimit?: RateLimitSetting;
 }
 
-function changesFrom(options: SetOptions): UpdateAccountInput {
-  const changes: UpdateAccountInput = {};
+function changesFrom(options: SetOptions): UpdateTenantInput {
+  const changes: UpdateTenantInput = {};
   if (options.billing !== undefined) changes.billingState = options.billing;
   if (options.apiAccess !== undefined) changes.apiAccess = options.apiAccess === 'on';
   if (options.plan !== undefined) changes.plan = options.plan;
@@ -66,8 +66,8 @@ async function set(options: SetOptions, context: CommandContext): Promise<void> 
   if (Object.keys(changes).length === 0) {
     throw new UsageError('account set: nothing to change; give --billing, --api-access, --plan or --rate-limit');
   }
-  const account = await withBooks(context, (db) => updateAccount(db, context.io.clock, CLI_ACTOR, options.id, changes));
-  printAccount(context, 'updated', account);
+  const account = await withBooks(context, (db) => updateTenant(db, context.io.clock, CLI_ACTOR, options.id, changes));
+  printTenant(context, 'updated', account);
 }
 
 export function registerAccountCommands(program: Command, io: CliIo): void {

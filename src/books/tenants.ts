@@ -8,8 +8,11 @@ import { type Actor, recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import { PLANS, type Plan } from './plans.js';
 
-/** An account is one customer of the installation (a firm); it holds businesses and keys. */
-export interface Account {
+/**
+ * A tenant is one firm hosted by the installation; it holds businesses and keys. The spec and
+ * the CLI call it an "account"; in code "account" always means a ledger account.
+ */
+export interface Tenant {
   id: string;
   name: string;
   plan: Plan;
@@ -26,7 +29,7 @@ export type RateLimitSetting =
   | { mode: 'custom'; readsPerWindow: number; writesPerWindow: number }
   | { mode: 'off' };
 
-interface AccountRow {
+interface TenantRow {
   id: string;
   name: string;
   plan: Plan;
@@ -39,7 +42,7 @@ interface AccountRow {
   created_at: string;
 }
 
-function toAccount(row: AccountRow): Account {
+function toTenant(row: TenantRow): Tenant {
   return {
     id: row.id,
     name: row.name,
@@ -55,18 +58,18 @@ function toAccount(row: AccountRow): Account {
   };
 }
 
-export function findAccount(db: Db, id: string): Account | undefined {
-  const row = one<AccountRow>(db, 'SELECT * FROM accounts WHERE id = ?', id);
-  return row && toAccount(row);
+export function findTenant(db: Db, id: string): Tenant | undefined {
+  const row = one<TenantRow>(db, 'SELECT * FROM tenants WHERE id = ?', id);
+  return row && toTenant(row);
 }
 
-export function getAccount(db: Db, id: string): Account {
-  const account = findAccount(db, id);
-  if (!account) throw notFound('account');
-  return account;
+export function getTenant(db: Db, id: string): Tenant {
+  const tenant = findTenant(db, id);
+  if (!tenant) throw notFound('account');
+  return tenant;
 }
 
-export interface CreateAccountInput {
+export interface CreateTenantInput {
   name: string;
   plan?: Plan;
   apiAccess?: boolean;
@@ -74,12 +77,12 @@ export interface CreateAccountInput {
   paymentTermsDays?: number;
 }
 
-export function createAccount(db: Db, clock: Clock, actor: Actor, input: CreateAccountInput): Account {
+export function createTenant(db: Db, clock: Clock, actor: Actor, input: CreateTenantInput): Tenant {
   const id = newId();
   return inTransaction(db, () => {
     run(
       db,
-      `INSERT INTO accounts (id, name, plan, api_access, billing_state, payment_terms_days, created_at)
+      `INSERT INTO tenants (id, name, plan, api_access, billing_state, payment_terms_days, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       id,
       input.name,
@@ -89,26 +92,26 @@ export function createAccount(db: Db, clock: Clock, actor: Actor, input: CreateA
       input.paymentTermsDays ?? 30,
       nowIso(clock),
     );
-    recordAudit(db, clock, actor, { accountId: id, action: 'account.create', subjectType: 'account', subjectId: id });
-    return getAccount(db, id);
+    recordAudit(db, clock, actor, { tenantId: id, action: 'account.create', subjectType: 'account', subjectId: id });
+    return getTenant(db, id);
   });
 }
 
-export interface UpdateAccountInput {
+export interface UpdateTenantInput {
   billingState?: 'active' | 'past_due';
   apiAccess?: boolean;
   plan?: Plan;
   rateLimit?: RateLimitSetting;
 }
 
-export function updateAccount(db: Db, clock: Clock, actor: Actor, id: string, input: UpdateAccountInput): Account {
+export function updateTenant(db: Db, clock: Clock, actor: Actor, id: string, input: UpdateTenantInput): Tenant {
   return inTransaction(db, () => {
-    const before = getAccount(db, id);
+    const before = getTenant(db, id);
     if (input.plan && input.plan !== before.plan) assertKeysFitPlan(db, id, input.plan);
     const rate = input.rateLimit ?? before.rateLimit;
     run(
       db,
-      `UPDATE accounts SET billing_state = ?, api_access = ?, plan = ?, rate_limit_mode = ?, rate_limit_reads = ?, rate_limit_writes = ?
+      `UPDATE tenants SET billing_state = ?, api_access = ?, plan = ?, rate_limit_mode = ?, rate_limit_reads = ?, rate_limit_writes = ?
        WHERE id = ?`,
       input.billingState ?? before.billingState,
       (input.apiAccess ?? before.apiAccess) ? 1 : 0,
@@ -118,19 +121,19 @@ export function updateAccount(db: Db, clock: Clock, actor: Actor, id: string, in
       rate.mode === 'custom' ? rate.writesPerWindow : null,
       id,
     );
-    recordAudit(db, clock, actor, { accountId: id, action: 'account.update', subjectType: 'account', subjectId: id, detail: { ...input } });
-    return getAccount(db, id);
+    recordAudit(db, clock, actor, { tenantId: id, action: 'account.update', subjectType: 'account', subjectId: id, detail: { ...input } });
+    return getTenant(db, id);
   });
 }
 
-export function countActiveKeys(db: Db, accountId: string): number {
-  const row = one<{ n: bigint }>(db, 'SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL', accountId);
+export function countActiveKeys(db: Db, tenantId: string): number {
+  const row = one<{ n: bigint }>(db, 'SELECT count(*) AS n FROM api_keys WHERE tenant_id = ? AND revoked_at IS NULL', tenantId);
   return int(row?.n ?? 0n) ?? 0;
 }
 
 /** A plan change may not leave more active keys than the new plan allows. */
-function assertKeysFitPlan(db: Db, accountId: string, plan: Plan): void {
-  const active = countActiveKeys(db, accountId);
+function assertKeysFitPlan(db: Db, tenantId: string, plan: Plan): void {
+  const active = countActiveKeys(db, tenantId);
   if (active > PLANS[plan].activeKeys) {
     throw new ApiError(
       'conflict',
@@ -139,14 +142,14 @@ function assertKeysFitPlan(db: Db, accountId: string, plan: Plan): void {
   }
 }
 
-/** The per-key budgets in force for an account, or null when the operator turned limits off. */
-export function rateBudgets(account: Account): { readsPerWindow: number; writesPerWindow: number } | null {
-  switch (account.rateLimit.mode) {
+/** The per-key budgets in force for a tenant, or null when the operator turned limits off. */
+export function rateBudgets(tenant: Tenant): { readsPerWindow: number; writesPerWindow: number } | null {
+  switch (tenant.rateLimit.mode) {
     case 'off':
       return null;
     case 'custom':
-      return { readsPerWindow: account.rateLimit.readsPerWindow, writesPerWindow: account.rateLimit.writesPerWindow };
+      return { readsPerWindow: tenant.rateLimit.readsPerWindow, writesPerWindow: tenant.rateLimit.writesPerWindow };
     case 'plan':
-      return { readsPerWindow: PLANS[account.plan].readsPerWindow, writesPerWindow: PLANS[account.plan].writesPerWindow };
+      return { readsPerWindow: PLANS[tenant.plan].readsPerWindow, writesPerWindow: PLANS[tenant.plan].writesPerWindow };
   }
 }
