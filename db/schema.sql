@@ -347,11 +347,19 @@ CREATE TABLE vendors (
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
 
+CREATE TRIGGER audit_log_no_replace BEFORE INSERT ON audit_log
+   WHEN EXISTS (SELECT 1 FROM audit_log WHERE id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable: a row with this id exists and cannot be replaced'); END;
+
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
 
 CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
+
+CREATE TRIGGER journal_entries_no_replace BEFORE INSERT ON journal_entries
+   WHEN EXISTS (SELECT 1 FROM journal_entries WHERE id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable: an entry with this id exists and cannot be replaced'); END;
 
 CREATE TRIGGER journal_entries_no_update BEFORE UPDATE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
@@ -363,6 +371,10 @@ CREATE TRIGGER journal_lines_closed_entry BEFORE INSERT ON journal_lines
 CREATE TRIGGER journal_lines_no_delete BEFORE DELETE ON journal_lines
      BEGIN SELECT RAISE(ABORT, 'journal_lines rows are immutable; post a reversing entry instead'); END;
 
+CREATE TRIGGER journal_lines_no_replace BEFORE INSERT ON journal_lines
+   WHEN EXISTS (SELECT 1 FROM journal_lines WHERE id = NEW.id OR (entry_id = NEW.entry_id AND line_no = NEW.line_no))
+   BEGIN SELECT RAISE(ABORT, 'journal_lines rows are immutable: a line with this id, or this entry and line number, exists and cannot be replaced'); END;
+
 CREATE TRIGGER journal_lines_no_update BEFORE UPDATE ON journal_lines
      BEGIN SELECT RAISE(ABORT, 'journal_lines rows are immutable; post a reversing entry instead'); END;
 
@@ -372,3 +384,30 @@ CREATE TRIGGER journal_lines_postable BEFORE INSERT ON journal_lines
      WHERE e.id = NEW.entry_id AND e.business_id = NEW.business_id AND e.entry_date = NEW.entry_date
        AND a.business_id = e.business_id AND a.is_heading = 0 AND a.archived = 0)
    BEGIN SELECT RAISE(ABORT, 'journal line must post to a postable account of the entry''s business'); END;
+
+CREATE TRIGGER ledger_accounts_no_replace BEFORE INSERT ON ledger_accounts
+   WHEN EXISTS (SELECT 1 FROM ledger_accounts WHERE id = NEW.id OR (business_id = NEW.business_id AND (code = NEW.code OR system_role = NEW.system_role)))
+   BEGIN SELECT RAISE(ABORT, 'ledger_accounts rows cannot be replaced: an account with this id, or this business''s code or system role, exists'); END;
+
+CREATE TRIGGER ledger_accounts_no_replace_by_update BEFORE UPDATE OF business_id, code, system_role ON ledger_accounts
+   WHEN EXISTS (SELECT 1 FROM ledger_accounts WHERE id <> OLD.id AND business_id = NEW.business_id AND (code = NEW.code OR system_role = NEW.system_role))
+   BEGIN SELECT RAISE(ABORT, 'ledger_accounts rows cannot be replaced: another account of this business has this code or system role'); END;
+
+CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF id, business_id, type, is_heading ON ledger_accounts
+   WHEN (NEW.id IS NOT OLD.id OR NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
+     AND EXISTS (SELECT 1 FROM journal_lines WHERE ledger_account_id = OLD.id)
+   BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its id, business, type and heading flag cannot change'); END;
+
+CREATE TRIGGER period_locks_forward_only BEFORE INSERT ON period_locks
+   WHEN EXISTS (SELECT 1 FROM period_locks WHERE business_id = NEW.business_id AND locked_through >= NEW.locked_through)
+   BEGIN SELECT RAISE(ABORT, 'period lock must be after the business''s latest lock: a closed period is never reopened'); END;
+
+CREATE TRIGGER period_locks_no_delete BEFORE DELETE ON period_locks
+   BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a closed period is never reopened'); END;
+
+CREATE TRIGGER period_locks_no_replace BEFORE INSERT ON period_locks
+   WHEN EXISTS (SELECT 1 FROM period_locks WHERE id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a lock with this id exists and cannot be replaced'); END;
+
+CREATE TRIGGER period_locks_no_update BEFORE UPDATE ON period_locks
+   BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a closed period is never reopened'); END;

@@ -1,13 +1,28 @@
 import type { Knex } from 'knex';
 import * as initial from './20261122_0001_initial.js';
 import * as tenants from './20261123_0002_tenants.js';
+import * as ledgerGuards from './20261123_0003_ledger_guards.js';
+
+/**
+ * A migration module. knex runs it inside a transaction unless it exports
+ * `config = { transaction: false }`, which a table rebuild (src/db/rebuild.ts) needs.
+ */
+export interface MigrationModule extends Pick<Knex.Migration, 'up' | 'down'> {
+  config?: { transaction?: boolean };
+}
+
+export interface MigrationEntry {
+  name: string;
+  module: MigrationModule;
+}
 
 /**
  * Every migration, in order. Listed explicitly (not read from a folder) so the same list
  * runs from the TypeScript sources and from the compiled build. knex refuses to run when the
  * recorded history names a migration this list does not have.
  */
-export const migrations: { name: string; module: Pick<Knex.Migration, 'up' | 'down'> }[] = [
+export const migrations: MigrationEntry[] = [
   { name: '20261122_0001_initial', module: initial },
   { name: '20261123_0002_tenants', module: tenants },
+  { name: '20261123_0003_ledger_guards', module: ledgerGuards },
 ];

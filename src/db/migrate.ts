@@ -1,26 +1,35 @@
 import knexFactory, { type Knex } from 'knex';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { migrations } from '../../db/migrations/index.js';
+import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
 import { applyPragmas, type Db } from './connection.js';
 
-const migrationSource: Knex.MigrationSource<(typeof migrations)[number]> = {
-  getMigrations: async () => migrations,
-  getMigrationName: (migration) => migration.name,
-  getMigration: async (migration) => migration.module,
-};
+function migrationSource(list: readonly MigrationEntry[]): Knex.MigrationSource<MigrationEntry> {
+  return {
+    getMigrations: async () => [...list],
+    getMigrationName: (migration) => migration.name,
+    getMigration: async (migration) => migration.module,
+  };
+}
 
 export interface MigrateResult {
   applied: string[];
 }
 
-/** Brings the database file at `path` up to the latest schema. Safe to run repeatedly. */
-export async function migrateLatest(path: string): Promise<MigrateResult> {
+/**
+ * Brings the database file at `path` up to the latest schema. Safe to run repeatedly.
+ * `after` runs further migrations after the real ones: tests use it to exercise a migration
+ * (a table rebuild, say) on a books file the real list has produced.
+ */
+export async function migrateLatest(path: string, after: readonly MigrationEntry[] = []): Promise<MigrateResult> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: path },
     useNullAsDefault: true,
+    // A failed migration is thrown to the caller, which reports it once; knex would also
+    // print it to the console on its own.
+    log: { error: () => {} },
     pool: {
       afterCreate: (conn: Db, done: (err: Error | null, conn: unknown) => void) => {
         applyPragmas(conn, 'full');
@@ -29,7 +38,7 @@ export async function migrateLatest(path: string): Promise<MigrateResult> {
     },
   });
   try {
-    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    const [, applied] = (await knex.migrate.latest({ migrationSource: migrationSource([...migrations, ...after]) })) as [number, string[]];
     return { applied };
   } finally {
     await knex.destroy();
