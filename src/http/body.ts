@@ -5,13 +5,17 @@ import type { AppContext, AppMiddleware } from './context.js';
 /** Request bodies above this many bytes are refused (spec Limits). */
 export const MAX_BODY_BYTES = 1_048_576;
 
-const parseJson = koaBody({
-  json: true,
-  jsonStrict: true,
-  jsonLimit: MAX_BODY_BYTES,
-  jsonTypes: ['application/json'],
+/**
+ * Reads the body as text (decompressed, within the byte limit) and leaves the JSON to
+ * parseJsonObject: koa-body's own JSON parser refuses any body holding a "__proto__" key
+ * outright, so such a key could never be named as the unknown field it is.
+ */
+const readText = koaBody({
+  json: false,
+  text: true,
+  textLimit: MAX_BODY_BYTES,
+  textTypes: ['application/json'],
   urlencoded: false,
-  text: false,
   multipart: false,
   parsedMethods: [HttpMethodEnum.GET, HttpMethodEnum.POST],
 });
@@ -29,18 +33,49 @@ export const bodyRules: AppMiddleware = async (ctx, next) => {
   if (!ctx.is('application/json')) throw validationFailed('Content-Type', 'must be application/json when a body is sent');
   const declared = Number(ctx.get('content-length') || '0');
   if (declared > MAX_BODY_BYTES) throw validationFailed('body', `must be at most ${MAX_BODY_BYTES} bytes`);
+  // JSON.parse output is JSON by construction; koa-body types the field as type-fest's JsonValue.
+  ctx.request.body = parseJsonObject(await bodyText(ctx)) as RequestBody;
+  await next();
+};
+
+type RequestBody = AppContext['request']['body'];
+
+async function bodyText(ctx: AppContext): Promise<string> {
   try {
-    await parseJson(ctx, async () => {});
+    await readText(ctx, async () => {});
   } catch (thrown) {
     // A gzip/deflate/br body that does not decompress is the client's fault, not a 500.
     if (ctx.get('content-encoding') !== '' && isZlibError(thrown)) throw validationFailed('body', 'could not be decoded as its Content-Encoding says');
     throw thrown;
   }
-  const body: unknown = ctx.request.body;
-  if (body === undefined) ctx.request.body = {};
-  else if (!isPlainObject(body)) throw validationFailed('body', 'must be a JSON object');
-  await next();
-};
+  const text: unknown = ctx.request.body;
+  if (typeof text !== 'string') throw new Error('bodyRules: the body reader returned no text for an application/json body');
+  return text;
+}
+
+/**
+ * The body as a JSON object; an empty body is `{}`. JSON.parse defines every key as an own
+ * data property, so "__proto__", "constructor" and "prototype" stay ordinary keys that the
+ * validator refuses as unknown fields. Every object also gets a null prototype: nothing
+ * inherited (a `constructor`, a polluted Object.prototype) can pass for a field the client sent.
+ */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  if (text === '') return Object.create(null) as Record<string, unknown>;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, withoutPrototype);
+  } catch {
+    throw validationFailed('body', 'must be a JSON object');
+  }
+  if (!isPlainObject(parsed)) throw validationFailed('body', 'must be a JSON object');
+  if (Object.getPrototypeOf(parsed) !== null) throw new Error('parseJsonObject: a parsed object kept its prototype');
+  return parsed;
+}
+
+/** JSON.parse reviver: hands the validator objects that inherit nothing. */
+function withoutPrototype(_key: string, value: unknown): unknown {
+  return isPlainObject(value) ? Object.setPrototypeOf(value, null) : value;
+}
 
 function hasBody(ctx: AppContext): boolean {
   if (ctx.get('transfer-encoding') !== '') return true;

@@ -27,15 +27,15 @@ export function renderError(ctx: AppContext, error: ApiError): void {
   ctx.body = errorBody(error.code, error.message, ctx.state.requestId);
 }
 
-/** Errors raised by libraries (the body parser) that are the client's fault, not ours. */
+/**
+ * Errors raised by the body reader (raw-body, inflation) that are the client's fault, not
+ * ours. JSON is parsed by bodyRules itself, which answers a bad body directly.
+ */
 function translateForeign(thrown: unknown): ApiError {
   const status = (thrown as { status?: unknown; type?: unknown })?.status;
   const type = (thrown as { type?: unknown })?.type;
   if (status === 413 || type === 'entity.too.large') {
     return new ApiError('validation_failed', `body: must be at most ${MAX_BODY_BYTES} bytes`);
-  }
-  if (status === 400 && (type === 'entity.parse.failed' || thrown instanceof SyntaxError)) {
-    return new ApiError('validation_failed', 'body: must be a JSON object');
   }
   if (status === 400 || status === 415) {
     return new ApiError('validation_failed', `body: ${(thrown as Error).message}`);

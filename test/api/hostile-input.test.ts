@@ -1,0 +1,264 @@
+import { expect } from 'chai';
+import { Type } from '@sinclair/typebox';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { parseJsonObject } from '../../src/http/body.js';
+import { defineWrite } from '../../src/http/operation.js';
+import { Strict } from '../../src/schemas/common.js';
+import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
+import { auditProbe } from '../support/probes.js';
+import { buildApiTenant, countRows, expectInvalid, paddedJsonObject, useTenantApp, type ApiTenant } from '../support/api.js';
+
+const MAX_BODY_BYTES = 1_048_576;
+
+describe('Hostile input', () => {
+  let app: TestApp;
+  let tenant: ApiTenant;
+
+  useTenantApp((started) => ({ app, tenant } = started));
+
+  const customers = (): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenant.id);
+  const postText = (text: string): Promise<TestResponse> =>
+    app.request('POST', '/api/v1/customers', { key: tenant.key, rawBody: text, headers: { 'content-type': 'application/json' } });
+
+  describe('Rule 5: a field named __proto__, constructor or prototype is refused like any other unknown field', () => {
+    afterEach(() => {
+      // Nothing a body says may reach the prototype every object in the process shares.
+      expect(Object.prototype).to.not.have.property('polluted');
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    });
+
+    it('refuses a top-level "__proto__" field as unrecognized (422 validation_failed "__proto__:")', async () => {
+      const before = customers();
+      const res = await postText('{"name":"p","__proto__":{}}');
+      expectInvalid(res, '__proto__');
+      expect(res.body.error.message).to.equal('__proto__: is not a recognized field');
+      expect(customers()).to.equal(before);
+    });
+
+    it('refuses a top-level "__proto__" whatever it holds, polluting nothing (422 validation_failed "__proto__:")', async () => {
+      for (const value of ['{"polluted":true,"name":"other"}', 'null', '[]', '"x"']) {
+        expectInvalid(await postText(`{"name":"p","__proto__":${value}}`), '__proto__');
+      }
+    });
+
+    for (const name of ['constructor', 'prototype']) {
+      it(`refuses a top-level "${name}" field as unrecognized (422 validation_failed "${name}:")`, async () => {
+        const res = await postText(`{"name":"p","${name}":{"prototype":{"polluted":true}}}`);
+        expectInvalid(res, name);
+        expect(res.body.error.message).to.equal(`${name}: is not a recognized field`);
+      });
+    }
+
+    it('lists "__proto__" beside other unknown fields (422 validation_failed)', async () => {
+      const res = await postText('{"name":"p","__proto__":{},"bogus":1}');
+      expectInvalid(res, '__proto__, bogus');
+      expect(res.body.error.message).to.equal('__proto__, bogus: are not recognized fields');
+    });
+
+    it('refuses a "__proto__" field in a gzip-encoded body too (422 validation_failed "__proto__:")', async () => {
+      const res = await app.request('POST', '/api/v1/customers', {
+        key: tenant.key,
+        rawBody: gzipSync('{"name":"p","__proto__":{}}'),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expectInvalid(res, '__proto__');
+    });
+
+    it('parses a body into objects that inherit nothing, keeping "__proto__" as an own key', () => {
+      const body = parseJsonObject('{"name":"p","__proto__":{"polluted":true},"address":{"__proto__":{"polluted":true}}}');
+      expect(Object.getPrototypeOf(body)).to.equal(null);
+      expect(Object.keys(body)).to.deep.equal(['name', '__proto__', 'address']);
+      expect(body.polluted).to.equal(undefined);
+      const address = body.address as Record<string, unknown>;
+      expect(Object.getPrototypeOf(address)).to.equal(null);
+      expect(Object.keys(address)).to.deep.equal(['__proto__']);
+      expect(address.polluted).to.equal(undefined);
+    });
+
+    describe('inside a nested object', () => {
+      // No published body has a nested object yet, so a probe operation with one runs
+      // through the real pipeline on its own app.
+      const probe = defineWrite({
+        id: 'invoices.create',
+        method: 'POST',
+        path: '/probe',
+        permission: 'invoices:write',
+        summary: 'probe',
+        params: Strict({}),
+        query: Strict({}),
+        body: Strict({ address: Type.Optional(Strict({ line1: Type.Optional(Type.String()) })) }),
+        responses: { 200: { description: 'the keys of address', schema: Strict({ keys: Type.Array(Type.String()) }) } },
+        errors: [],
+        work: (input) => {
+          auditProbe(input);
+          return { status: 200, body: { keys: Object.keys(input.body.address ?? {}) } };
+        },
+      });
+      let probeApp: TestApp;
+      let probeTenant: ApiTenant;
+      before(async () => {
+        probeApp = await startTestApp(undefined, { operations: [probe] });
+        probeTenant = buildApiTenant(probeApp);
+      });
+      after(async () => {
+        await probeApp.close();
+      });
+      const postProbe = (text: string): Promise<TestResponse> =>
+        probeApp.request('POST', '/api/v1/probe', { key: probeTenant.key, rawBody: text, headers: { 'content-type': 'application/json' } });
+
+      it('serves the nested object without the hostile key (200)', async () => {
+        const res = await postProbe('{"address":{"line1":"1 Main St"}}');
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.deep.equal({ keys: ['line1'] });
+      });
+
+      for (const name of ['__proto__', 'constructor', 'prototype']) {
+        it(`refuses a nested "${name}" field, naming its path (422 validation_failed "address.${name}:")`, async () => {
+          const res = await postProbe(`{"address":{"line1":"x","${name}":{"polluted":true}}}`);
+          expectInvalid(res, `address.${name}`);
+          expect(res.body.error.message).to.equal(`address.${name}: is not a recognized field`);
+        });
+      }
+    });
+  });
+
+  describe('A client that half-closes its side of the connection still gets its answer', () => {
+    const head = (headers: Record<string, string>): Record<string, string> => ({
+      authorization: `Bearer ${tenant.key}`,
+      'content-type': 'application/json',
+      ...headers,
+    });
+
+    it('answers a body that does not decode as its Content-Encoding says (422 validation_failed "body:")', async () => {
+      const before = customers();
+      const body = Buffer.from(JSON.stringify({ name: 'Half Closed Not Gzip Co' }));
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-encoding': 'gzip', 'content-length': String(body.length) }), body);
+      expectInvalid(res, 'body');
+      expect(res.body.error.message).to.equal('body: could not be decoded as its Content-Encoding says');
+      expect(customers()).to.equal(before);
+    });
+
+    it('answers a truncated gzip body (422 validation_failed "body:")', async () => {
+      const body = gzipSync(JSON.stringify({ name: 'Half Closed Truncated Co' })).subarray(0, 15);
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-encoding': 'gzip', 'content-length': String(body.length) }), body);
+      expectInvalid(res, 'body');
+    });
+
+    it('answers a valid JSON body (201)', async () => {
+      const body = Buffer.from(JSON.stringify({ name: 'Half Closed Plain Co' }));
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-length': String(body.length) }), body);
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body.created).to.equal(true);
+    });
+
+    it('answers a valid gzip-encoded JSON body (201)', async () => {
+      const body = gzipSync(JSON.stringify({ name: 'Half Closed Gzip Co' }));
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-encoding': 'gzip', 'content-length': String(body.length) }), body);
+      expect(res.status, res.text).to.equal(201);
+    });
+
+    it('answers a declared Content-Length over the limit (422 validation_failed "body:")', async () => {
+      const body = paddedJsonObject({ name: 'Half Closed Too Big Co' }, MAX_BODY_BYTES + 1);
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-length': String(body.length) }), body);
+      expectInvalid(res, 'body');
+    });
+
+    it('answers a body that is not JSON (422 validation_failed "body:")', async () => {
+      const body = Buffer.from('{"name":');
+      const res = await sendThenHalfClose(app.url, '/api/v1/customers', head({ 'content-length': String(body.length) }), body);
+      expectInvalid(res, 'body');
+    });
+
+    describe('when the answer takes a while', () => {
+      // The client's FIN arrives long before this write finishes: the answer must still go out.
+      const slow = defineWrite({
+        id: 'invoices.send',
+        method: 'POST',
+        path: '/slow',
+        permission: 'invoices:write',
+        summary: 'probe',
+        params: Strict({}),
+        query: Strict({}),
+        body: Strict({ note: Type.Optional(Type.String()) }),
+        responses: { 200: { description: 'done', schema: Strict({ done: Type.Boolean() }) } },
+        errors: [],
+        prepare: () => new Promise<void>((resolve) => setTimeout(resolve, 100)),
+        work: (input) => {
+          auditProbe(input);
+          return { status: 200, body: { done: true } };
+        },
+      });
+      let slowApp: TestApp;
+      let slowTenant: ApiTenant;
+      before(async () => {
+        slowApp = await startTestApp(undefined, { operations: [slow] });
+        slowTenant = buildApiTenant(slowApp);
+      });
+      after(async () => {
+        await slowApp.close();
+      });
+
+      it('answers a valid JSON body whose write takes a while (200)', async () => {
+        const body = Buffer.from('{"note":"x"}');
+        const headers = { authorization: `Bearer ${slowTenant.key}`, 'content-type': 'application/json', 'content-length': String(body.length) };
+        const res = await sendThenHalfClose(slowApp.url, '/api/v1/slow', headers, body);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.deep.equal({ done: true });
+      });
+    });
+  });
+});
+
+/**
+ * Writes one request over a bare socket, half-closes (socket.end(), without waiting for
+ * anything), then reads until the server closes and parses what arrived. A server that
+ * sends nothing fails the test rather than hanging it.
+ */
+function sendThenHalfClose(baseUrl: string, path: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
+  const url = new URL(baseUrl);
+  const headText = `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    const received: Buffer[] = [];
+    socket.setTimeout(5_000, () => {
+      socket.destroy();
+      reject(new Error(`no complete answer within 5 s; received: ${JSON.stringify(Buffer.concat(received).toString('latin1'))}`));
+    });
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    // A reset after the answer arrived is fine: what counts is the bytes the server sent.
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      try {
+        resolve(parseWholeResponse(Buffer.concat(received)));
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+    socket.on('connect', () => {
+      socket.write(Buffer.concat([Buffer.from(headText, 'latin1'), body]));
+      socket.end();
+    });
+  });
+}
+
+/** One complete response with a Content-Length, from every byte the connection carried. */
+function parseWholeResponse(bytes: Buffer): TestResponse {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd < 0) throw new Error(`connection closed without a response head; received: ${JSON.stringify(bytes.toString('latin1'))}`);
+  const [statusLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const status = Number(/^HTTP\/1\.1 ([0-9]{3}) /.exec(statusLine ?? '')?.[1] ?? 0);
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const length = Number(headers['content-length']);
+  if (!Number.isInteger(length)) throw new Error(`response without a Content-Length: ${statusLine}`);
+  const rest = bytes.subarray(headEnd + 4);
+  if (rest.length < length) throw new Error(`response body cut short: ${rest.length} of ${length} bytes`);
+  const text = rest.subarray(0, length).toString('utf8');
+  return { status, headers, body: JSON.parse(text) as unknown, text };
+}
