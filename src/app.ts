@@ -10,6 +10,7 @@ import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
+import type { ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
 import type { Logger } from './log.js';
 
@@ -22,6 +23,8 @@ export interface AppOptions {
   log: Logger;
   /** The operations to serve; the published v1 set unless a test mounts its own. */
   operations?: readonly Operation[];
+  /** Called for every reply that breaks its operation's declared responses (the test suite sets it). */
+  onReplyViolation?: (violation: ReplyViolation) => void;
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -43,7 +46,7 @@ export function buildApp(options: AppOptions): DaybookApp {
 
   let api: AppMiddleware;
   try {
-    api = apiPipeline(services, options.operations ?? operations);
+    api = apiPipeline(services, options.operations ?? operations, options.onReplyViolation);
   } catch (error) {
     counters.close();
     throw error;
@@ -60,9 +63,9 @@ export function buildApp(options: AppOptions): DaybookApp {
   return app;
 }
 
-function apiPipeline(services: Services, served: readonly Operation[]): AppMiddleware {
+function apiPipeline(services: Services, served: readonly Operation[], onReplyViolation?: (violation: ReplyViolation) => void): AppMiddleware {
   const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true, sensitive: true });
-  mountOperations(router, services, served);
+  mountOperations(router, services, served, onReplyViolation ? { onReplyViolation } : {});
   return compose([authenticate(services), onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 

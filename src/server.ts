@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app.js';
 import { standardJobs, startJobPool } from '../jobs/pool.js';
 import type { Operation } from './http/operation.js';
+import type { ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
@@ -27,6 +28,8 @@ export interface StartOptions {
   log?: Logger;
   /** Tests may serve their own operations through the real pipeline. */
   operations?: readonly Operation[];
+  /** Tests check every reply against its operation's declared responses. */
+  onReplyViolation?: (violation: ReplyViolation) => void;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -37,9 +40,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
   const released = releaseAbandonedClaims(db);
   if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
-  const app = buildApp({ db, clock, config, log, ...(options.operations ? { operations: options.operations } : {}) });
+  const app = buildApp({
+    db,
+    clock,
+    config,
+    log,
+    ...(options.operations ? { operations: options.operations } : {}),
+    ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
+  });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerMalformedRequest);
+  answerHalfClosedClients(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -68,6 +79,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       log.info('daybook stopped');
     },
   };
+}
+
+/**
+ * A client may send its request and then half-close (FIN) its side; per RFC 9112 that does
+ * not mean it wants no answer. Node's http server by default ends its own side as soon as
+ * the FIN arrives, so an answer still being worked on (a body being decompressed, a slow
+ * handler) is written after the end and lost. With httpAllowHalfOpen the server instead
+ * closes the connection after the answer in flight, and at once when there is none.
+ * The property is Node's own but undocumented, hence the check that it is still there.
+ */
+function answerHalfClosedClients(server: Server): void {
+  const settings = server as Server & { httpAllowHalfOpen?: unknown };
+  if (typeof settings.httpAllowHalfOpen !== 'boolean') throw new Error('node:http Server has no httpAllowHalfOpen: half-closed clients would lose their answers');
+  settings.httpAllowHalfOpen = true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
-import type { Db } from '../db/connection.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
 import { run } from '../db/statements.js';
 
 /** Who did something: an API key (recorded under its name), the admin CLI, or a job. */
@@ -21,8 +21,12 @@ export interface AuditEvent {
   detail?: Record<string, unknown>;
 }
 
-/** Appends one row to the audit log; the log is append-only at the database level. */
+/**
+ * Appends one row to the audit log; the log is append-only at the database level. The caller
+ * holds the transaction, so the row commits with the change it records, or not at all.
+ */
 export function recordAudit(db: Db, clock: Clock, actor: Actor, event: AuditEvent): void {
+  assertInTransaction(db, 'recordAudit');
   run(
     db,
     `INSERT INTO audit_log (tenant_id, business_id, actor_type, actor_id, actor_name, action, subject_type, subject_id, detail_json, at)

@@ -4,6 +4,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { all, int, one, run } from '../db/statements.js';
 import { notFound } from '../errors.js';
+import { assertName } from '../names.js';
 import { getTenant } from './tenants.js';
 import { type Actor, recordAudit } from './audit.js';
 import { createStandardChart } from './chart.js';
@@ -60,6 +61,7 @@ export interface CreateBusinessInput {
 
 /** Creates a business with the standard chart of accounts, in one transaction. */
 export function createBusiness(db: Db, clock: Clock, actor: Actor, input: CreateBusinessInput): Business {
+  assertName('name', input.name);
   const id = newId();
   return inTransaction(db, () => {
     getTenant(db, input.tenantId);

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
-import type { Db } from '../db/connection.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, flag, one, run } from '../db/statements.js';
 import { newId } from './ids.js';
 
@@ -23,15 +23,15 @@ export type SystemRole = (typeof SYSTEM_ROLES)[number];
 /** Parent names are joined with this to form an account's `path`. */
 export const PATH_SEPARATOR = ' > ';
 
-interface ChartNode {
+interface ChartTemplate {
   code: string;
   name: string;
   role?: SystemRole;
-  children?: ChartNode[];
+  children?: ChartTemplate[];
 }
 
 /** The standard small-business chart every new business starts with. */
-export const STANDARD_CHART: Record<AccountType, ChartNode> = {
+export const STANDARD_CHART: Record<AccountType, ChartTemplate> = {
   asset: {
     code: '1000',
     name: 'Assets',
@@ -109,8 +109,9 @@ export const STANDARD_CHART: Record<AccountType, ChartNode> = {
 
 /** Writes the standard chart for a new business; the caller holds the transaction. */
 export function createStandardChart(db: Db, clock: Clock, businessId: string): void {
+  assertInTransaction(db, 'createStandardChart');
   const createdAt = nowIso(clock);
-  const insert = (node: ChartNode, type: AccountType, parentId: string | null): void => {
+  const insert = (node: ChartTemplate, type: AccountType, parentId: string | null): void => {
     const id = newId();
     const isHeading = (node.children?.length ?? 0) > 0;
     run(
@@ -151,27 +152,67 @@ interface ChartRow {
   archived: bigint;
 }
 
-/** Postable, non-archived leaves with their full path, ordered by code. */
-export function listPostableAccounts(db: Db, businessId: string, type?: AccountType): LedgerAccount[] {
+/** One account of a business's chart, placed in the tree. */
+export interface ChartNode {
+  id: string;
+  parentId: string | null;
+  code: string;
+  name: string;
+  type: AccountType;
+  isHeading: boolean;
+  archived: boolean;
+  /** 0 for a top-level account, 1 for its children, and so on. */
+  depth: number;
+  /** Every name from the top of the tree down to this account, joined by PATH_SEPARATOR. */
+  path: string;
+}
+
+/**
+ * The whole chart of a business as a depth-first walk: each parent before its children,
+ * siblings by code. Statements follow this order; a cycle or a parent in another business is
+ * a corrupt chart and fails loudly.
+ */
+export function chartTree(db: Db, businessId: string): ChartNode[] {
   const rows = all<ChartRow>(
     db,
     'SELECT id, parent_id, code, name, type, is_heading, archived FROM ledger_accounts WHERE business_id = ? ORDER BY code, id',
     businessId,
   );
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const pathOf = (row: ChartRow): string => {
-    const names: string[] = [];
-    const seen = new Set<string>();
-    for (let at: ChartRow | undefined = row; at; at = at.parent_id ? byId.get(at.parent_id) : undefined) {
-      if (seen.has(at.id)) throw new Error(`chart of accounts has a cycle at ${at.id}`);
-      seen.add(at.id);
-      names.unshift(at.name);
-    }
-    return names.join(PATH_SEPARATOR);
+  const childrenOf = new Map<string | null, ChartRow[]>();
+  const ids = new Set(rows.map((row) => row.id));
+  for (const row of rows) {
+    const parent = row.parent_id !== null && ids.has(row.parent_id) ? row.parent_id : null;
+    if (row.parent_id !== null && parent === null) throw new Error(`chart of business ${businessId}: ${row.id} has a parent outside the chart`);
+    childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), row]);
+  }
+  const nodes: ChartNode[] = [];
+  const visit = (row: ChartRow, depth: number, parentPath: string | null): void => {
+    const path = parentPath === null ? row.name : `${parentPath}${PATH_SEPARATOR}${row.name}`;
+    nodes.push({
+      id: row.id,
+      parentId: row.parent_id,
+      code: row.code,
+      name: row.name,
+      type: row.type,
+      isHeading: flag(row.is_heading),
+      archived: flag(row.archived),
+      depth,
+      path,
+    });
+    for (const child of childrenOf.get(row.id) ?? []) visit(child, depth + 1, path);
   };
-  return rows
-    .filter((row) => !flag(row.is_heading) && !flag(row.archived) && (type === undefined || row.type === type))
-    .map((row) => ({ id: row.id, code: row.code, name: row.name, type: row.type, path: pathOf(row) }));
+  for (const top of childrenOf.get(null) ?? []) visit(top, 0, null);
+  // Rows never reached from a top-level account sit on a cycle.
+  if (nodes.length !== rows.length) throw new Error(`chart of business ${businessId} has a cycle`);
+  return nodes;
+}
+
+/** Postable, non-archived leaves with their full path, ordered by code. */
+export function listPostableAccounts(db: Db, businessId: string, type?: AccountType): LedgerAccount[] {
+  return chartTree(db, businessId)
+    .filter((node) => !node.isHeading && !node.archived && (type === undefined || node.type === type))
+    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : a.id < b.id ? -1 : 1))
+    .map(({ id, code, name, type: accountType, path }) => ({ id, code, name, type: accountType, path }));
 }
 
 export interface PostingTarget {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
-import type { Db } from '../db/connection.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
+import { assertName } from '../names.js';
 import { one, run } from '../db/statements.js';
 import type { Currency } from '../money.js';
 import { type Actor, recordAudit } from './audit.js';
@@ -27,10 +28,12 @@ export function customerNameKey(name: string): string {
 
 /**
  * Creates a customer, or returns the existing non-archived one of the same name (compared
- * case-insensitively) unchanged, ignoring every other field sent. The caller holds the
- * transaction.
+ * case-insensitively) unchanged, ignoring every other field sent. Either way the request is
+ * audited under the actor. The caller holds the transaction.
  */
 export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantId: string, input: NewCustomer): { id: string; created: boolean } {
+  assertInTransaction(db, 'findOrCreateCustomer');
+  assertName('name', input.name);
   const nameKey = customerNameKey(input.name);
   const existing = one<{ id: string }>(
     db,
@@ -38,7 +41,11 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantI
     tenantId,
     nameKey,
   );
-  if (existing) return { id: existing.id, created: false };
+  if (existing) {
+    // Nothing changed, but the request is still on record: every write call is audited.
+    recordAudit(db, clock, actor, { tenantId, action: 'customer.match', subjectType: 'customer', subjectId: existing.id, detail: { name: input.name } });
+    return { id: existing.id, created: false };
+  }
   const id = newId();
   run(
     db,

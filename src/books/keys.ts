@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import type { Clock } from '../clock.js';
 import { nowIso, todayUtc } from '../clock.js';
 import { isIsoDate } from '../dates.js';
+import { assertName } from '../names.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
@@ -119,7 +120,7 @@ export interface CreatedKey extends ApiKeyInfo {
 }
 
 export function createKey(db: Db, clock: Clock, actor: Actor, input: CreateKeyInput): CreatedKey {
-  if (input.name.trim() === '' || input.name.length > 200) throw validationFailed('name', 'must be 1 to 200 characters');
+  assertName('name', input.name);
   if (input.expiresOn != null && !isIsoDate(input.expiresOn)) throw validationFailed('expires', 'must be a date YYYY-MM-DD');
   const businessIds = [...new Set(input.businessIds ?? [])];
   const value = generateKeyValue();

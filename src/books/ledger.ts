@@ -4,7 +4,7 @@ import { isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
 import { findTenant } from './tenants.js';
 import type { Actor } from './audit.js';
@@ -22,16 +22,19 @@ import { lockedThrough } from './periods.js';
 export type Direction = 'debit' | 'credit';
 /** both: every report; accrual: receivables and payables; cash: revenue or expense as money moves. */
 export type LineBasis = 'both' | 'accrual' | 'cash';
-export type SourceType =
-  | 'invoice'
-  | 'invoice_payment'
-  | 'expense'
-  | 'review_accept'
-  | 'bill'
-  | 'bill_payment'
-  | 'reversal'
-  | 'opening_balance'
-  | 'manual';
+/** What an entry records; the journal_entries CHECK list holds the same names. */
+export const SOURCE_TYPES = [
+  'invoice',
+  'invoice_payment',
+  'expense',
+  'review_accept',
+  'bill',
+  'bill_payment',
+  'reversal',
+  'opening_balance',
+  'manual',
+] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export const MAX_LINES_PER_ENTRY = 1000;
 
@@ -73,7 +76,7 @@ export interface JournalEntry {
   lines: JournalLine[];
 }
 
-/** Names the posting rule that was broken; the code says how the API reports it. */
+/** Names the posting rule that was broken. */
 export type PostingRule =
   | 'too_few_lines'
   | 'too_many_lines'
@@ -89,19 +92,51 @@ export type PostingRule =
   | 'period_locked'
   | 'billing_past_due';
 
-const CODE_BY_RULE: Partial<Record<PostingRule, ErrorCode>> = {
-  period_locked: 'period_locked',
-  billing_past_due: 'read_only_billing_state',
-  unknown_business: 'not_found',
-};
-
-export class PostingError extends ApiError {
+/**
+ * A refused posting: the rule, the problem in words, and the index of the journal line at
+ * fault where there is one. It says nothing about the API: the journal's lines are not the
+ * request's (an invoice adds receivable and tax lines), so each command maps a rule its caller
+ * can break to its own field and code (postingRefusal). A rule the command should have
+ * prevented is a bug in our own code.
+ */
+export class PostingError extends Error {
   override name = 'PostingError';
   readonly rule: PostingRule;
+  readonly problem: string;
+  /** Index into the draft's lines, or null when the rule is about the whole entry. */
+  readonly lineIndex: number | null;
 
-  constructor(rule: PostingRule, message: string) {
-    super(CODE_BY_RULE[rule] ?? 'validation_failed', message);
+  constructor(rule: PostingRule, problem: string, lineIndex: number | null = null) {
+    super(lineIndex === null ? `posting refused (${rule}): ${problem}` : `posting refused (${rule}, line ${lineIndex}): ${problem}`);
     this.rule = rule;
+    this.problem = problem;
+    this.lineIndex = lineIndex;
+  }
+}
+
+/**
+ * How one command reports the posting rules its caller can break: the request field each
+ * points at (a name, or a function of the journal line's index). period_locked and
+ * billing_past_due keep their own codes; every other mapped rule is validation_failed.
+ */
+export type PostingFields = Partial<Record<PostingRule, string | ((lineIndex: number | null) => string)>>;
+
+/** The API error a command answers for a refused posting. An unmapped rule is a bug: a plain Error, logged as internal_error. */
+export function postingRefusal(error: PostingError, fields: PostingFields): Error {
+  const mapped = fields[error.rule];
+  const field = typeof mapped === 'function' ? mapped(error.lineIndex) : mapped;
+  if (error.rule === 'billing_past_due') return new ApiError('read_only_billing_state', error.problem);
+  if (error.rule === 'period_locked') return new ApiError('period_locked', field ? `${field}: ${error.problem}` : error.problem);
+  if (field === undefined) return new Error(`a posting broke a rule its command should have prevented: ${error.message}`, { cause: error });
+  return validationFailed(field, error.problem);
+}
+
+/** Runs `post`, turning a PostingError into the command's own API error (postingRefusal). */
+export function withPostingFields<T>(fields: PostingFields, post: () => T): T {
+  try {
+    return post();
+  } catch (error) {
+    throw error instanceof PostingError ? postingRefusal(error, fields) : error;
   }
 }
 
@@ -118,33 +153,33 @@ export function assertPostingAllowed(db: Db, businessId: string, date: string): 
   }
   const through = lockedThrough(db, businessId);
   if (through !== null && date <= through) {
-    throw new PostingError('period_locked', `date: ${date} falls in a closed period (locked through ${through})`);
+    throw new PostingError('period_locked', `${date} falls in a closed period (locked through ${through})`);
   }
 }
 
 function assertEntryDate(date: string): void {
-  if (!isIsoDate(date)) throw new PostingError('bad_date', `date: ${date} is not a date YYYY-MM-DD`);
+  if (!isIsoDate(date)) throw new PostingError('bad_date', `${date} is not a date YYYY-MM-DD`);
 }
 
 /** Checks the shape of a draft: line count, amounts, dates and balance in both views. */
 export function assertDraftBalanced(draft: JournalEntryDraft): void {
   assertEntryDate(draft.date);
-  if (draft.lines.length < 2) throw new PostingError('too_few_lines', 'lines: an entry needs at least two lines');
+  if (draft.lines.length < 2) throw new PostingError('too_few_lines', 'an entry needs at least two lines');
   if (draft.lines.length > MAX_LINES_PER_ENTRY) {
-    throw new PostingError('too_many_lines', `lines: an entry may have at most ${MAX_LINES_PER_ENTRY} lines`);
+    throw new PostingError('too_many_lines', `an entry may have at most ${MAX_LINES_PER_ENTRY} lines`);
   }
   draft.lines.forEach((line, index) => {
     if (typeof line.amountCents !== 'bigint' || line.amountCents <= 0n) {
-      throw new PostingError('amount_not_positive', `lines.${index}.amountCents: must be a positive whole number of cents`);
+      throw new PostingError('amount_not_positive', 'must be a positive whole number of cents', index);
     }
     if (line.amountCents >= AMOUNT_CEILING_CENTS) {
-      throw new PostingError('amount_over_ceiling', `lines.${index}.amountCents: must be under ten trillion dollars`);
+      throw new PostingError('amount_over_ceiling', 'must be under ten trillion dollars', index);
     }
   });
   for (const view of ['accrual', 'cash'] as const) {
     const { debitCents, creditCents } = viewTotals(draft.lines, view);
     if (debitCents !== creditCents) {
-      throw new PostingError('unbalanced', `lines: the ${view} view does not balance: debits ${debitCents} cents, credits ${creditCents} cents`);
+      throw new PostingError('unbalanced', `the ${view} view does not balance: debits ${debitCents} cents, credits ${creditCents} cents`);
     }
   }
 }
@@ -165,13 +200,10 @@ export function viewTotals(lines: readonly Pick<JournalLineDraft, 'direction' | 
 function assertAccountsPostable(db: Db, draft: JournalEntryDraft): void {
   draft.lines.forEach((line, index) => {
     const account = findLedgerAccount(db, line.accountId);
-    const field = `lines.${index}.accountId`;
-    if (!account) throw new PostingError('unknown_account', `${field}: no such account`);
-    if (account.businessId !== draft.businessId) {
-      throw new PostingError('account_other_business', `${field}: the account belongs to another business`);
-    }
-    if (account.isHeading) throw new PostingError('account_is_heading', `${field}: a heading account cannot take postings`);
-    if (account.archived) throw new PostingError('account_archived', `${field}: the account is archived`);
+    if (!account) throw new PostingError('unknown_account', 'no such account', index);
+    if (account.businessId !== draft.businessId) throw new PostingError('account_other_business', 'the account belongs to another business', index);
+    if (account.isHeading) throw new PostingError('account_is_heading', 'a heading account cannot take postings', index);
+    if (account.archived) throw new PostingError('account_archived', 'the account is archived', index);
   });
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { flag, int, one, run } from '../db/statements.js';
 import { ApiError, notFound } from '../errors.js';
+import { assertName } from '../names.js';
 import { type Actor, recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import { PLANS, type Plan } from './plans.js';
@@ -78,6 +79,7 @@ export interface CreateTenantInput {
 }
 
 export function createTenant(db: Db, clock: Clock, actor: Actor, input: CreateTenantInput): Tenant {
+  assertName('name', input.name);
   const id = newId();
   return inTransaction(db, () => {
     run(

@@ -4,14 +4,12 @@ import { isUuid } from '../books/ids.js';
 import type { KeyAccess } from '../books/keys.js';
 import { PLAN_NAMES } from '../books/plans.js';
 import { isIsoDate } from '../dates.js';
+import { MAX_NAME_CHARS, nameProblem } from '../names.js';
 
 /**
  * Argument parsers and shared option definitions. A parser throws InvalidArgumentError, which
  * commander reports as "option '--x <v>' argument 'y' is invalid. <reason>" (exit 2).
  */
-
-/** Names are stored with a 1..200 character CHECK; refuse before the database does. */
-export const MAX_NAME_CHARS = 200;
 
 /** The largest budget an operator may set per window; far above any plan, it only bounds input. */
 export const MAX_RATE_BUDGET = 1_000_000_000;
@@ -32,10 +30,10 @@ export function isoDate(value: string): string {
   return value;
 }
 
+/** The same name rule as the API (src/names.ts), checked before anything is written. */
 export function name(value: string): string {
-  if (value.trim() === '' || value.length > MAX_NAME_CHARS) {
-    throw new InvalidArgumentError(`Must be 1 to ${MAX_NAME_CHARS} characters, not all blank.`);
-  }
+  const problem = nameProblem(value);
+  if (problem) throw new InvalidArgumentError(`Must be a name of 1 to ${MAX_NAME_CHARS} characters: it ${problem}.`);
   return value;
 }
 

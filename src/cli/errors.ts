@@ -25,8 +25,12 @@ function isBadArguments(error: unknown): boolean {
   return error instanceof CommanderError || error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError;
 }
 
+/** One line, and no raw control characters (a value echoed back could hold terminal escapes). */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  return text
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export interface Failure {

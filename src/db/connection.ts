@@ -42,6 +42,15 @@ export function inTransaction<T>(db: Db, work: () => T): T {
   return db.transaction(work).immediate();
 }
 
+/**
+ * For functions whose writes only make sense as part of a larger transaction (a chart written
+ * with its business, an audit row with its write): called outside one, they would commit
+ * piecemeal, so that is a bug, and it fails loudly.
+ */
+export function assertInTransaction(db: Db, who: string): void {
+  if (!db.inTransaction) throw new Error(`${who}: must run inside the caller's transaction`);
+}
+
 /** The request-counter file beside a books file: data/daybook.sqlite -> data/daybook.counters.sqlite. */
 export function counterStorePath(booksPath: string): string {
   if (booksPath === ':memory:') return booksPath;

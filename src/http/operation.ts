@@ -1,13 +1,17 @@
 import type { RouterInstance, RouterMiddleware } from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Principal } from '../books/keys.js';
-import { type IdempotencyClaim, requestFingerprint, runWrite, type StoredResult } from '../books/idempotency.js';
+import type { Actor } from '../books/audit.js';
+import type { IdempotencyClaim } from '../books/idempotency.js';
+import { requestFingerprint } from '../books/idempotency.js';
+import { actorOf, type Principal } from '../books/keys.js';
+import { runAwaitingWrite, runWrite, type WriteOutcome } from '../books/write-door.js';
 import { ApiError, type ErrorCode, validationFailed } from '../errors.js';
 import { bodyRules, isPlainObject } from './body.js';
 import { type AppContext, type AppMiddleware, principalOf, type Services } from './context.js';
 import { rateLimit } from './limits.js';
 import { isPermission, type Permission, PERMISSIONS_BY_ACCESS } from './permissions.js';
-import { precompile, validate } from './validate.js';
+import { checkReplies, type ReplyViolation } from './reply-check.js';
+import { coerceQuery, precompile, validate } from './validate.js';
 
 /** The 22 operation ids of the published v1 surface (spec, Versioning rule 3). */
 export const OPERATION_IDS = [
@@ -37,23 +41,40 @@ export const OPERATION_IDS = [
 
 export type OperationId = (typeof OPERATION_IDS)[number];
 
-export interface HandlerInput<P extends TObject, Q extends TObject, B extends TObject> {
+/** One declared answer: every status an operation can succeed with has a schema. */
+export interface ResponseSpec {
+  description: string;
+  schema: TSchema;
+}
+
+export type Responses = Record<number, ResponseSpec>;
+
+/** The replies an operation may give, typed from its declared responses: {status: 201, body: ...} | ... */
+export type ReplyOf<R extends Responses> = {
+  [S in keyof R & number]: { status: S; body: Static<R[S]['schema']> };
+}[keyof R & number];
+
+/** What a handler receives: the validated inputs, the caller and the services. */
+export interface RequestInput<P extends TObject, Q extends TObject, B extends TObject> {
   params: Static<P>;
   query: Static<Q>;
   body: Static<B>;
   principal: Principal;
   services: Services;
-  /** Runs a write through the one door: idempotency check, work and stored result in one transaction. */
-  write(work: () => StoredResult): StoredResult;
+}
+
+/** A write also knows its actor: the audit row its work appends must name it. */
+export interface WriteInput<P extends TObject, Q extends TObject, B extends TObject> extends RequestInput<P, Q, B> {
+  actor: Actor;
 }
 
 /**
- * One endpoint: its operation id and permission sit next to its schemas, and the handler
- * calls into books/ and shapes the reply. An operation missing either fails at start-up.
+ * What every endpoint declares next to its handler: operation id, permission, the schemas of
+ * its inputs and of every answer, and the error codes beyond the common ones. An operation
+ * missing any of these fails at start-up.
  */
-export interface Operation<P extends TObject = TObject, Q extends TObject = TObject, B extends TObject = TObject> {
+interface Declared<P extends TObject, Q extends TObject, B extends TObject, R extends Responses> {
   id: OperationId;
-  method: 'GET' | 'POST';
   /** Router path below /api/v1, with `:name` parameters. */
   path: string;
   permission: Permission;
@@ -62,27 +83,76 @@ export interface Operation<P extends TObject = TObject, Q extends TObject = TObj
   params: P;
   query: Q;
   body: B;
-  responses: Record<number, { description: string; schema?: TSchema }>;
+  responses: R;
   /** Codes beyond the common ones (documented in the OpenAPI description). */
   errors: ErrorCode[];
-  handle(input: HandlerInput<P, Q, B>): StoredResult | Promise<StoredResult>;
 }
 
-export function defineOperation<P extends TObject, Q extends TObject, B extends TObject>(operation: Operation<P, Q, B>): Operation {
+/** A GET: reads the books and shapes the reply. */
+export interface ReadOperation<P extends TObject, Q extends TObject, B extends TObject, R extends Responses> extends Declared<P, Q, B, R> {
+  method: 'GET';
+  handle(input: RequestInput<P, Q, B>): ReplyOf<NoInfer<R>>;
+}
+
+/**
+ * A POST. The pipeline runs it through the write door (books/write-door.ts): the Idempotency-Key
+ * check, `work` and its stored answer in one transaction, with the audit row checked. There is
+ * no way for a POST to skip the door.
+ */
+export interface WriteOperation<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, Prepared>
+  extends Declared<P, Q, B, R> {
+  method: 'POST';
+  /**
+   * Work that must be awaited before anything can post (a rate look-up). Declaring it makes the
+   * door claim the key `in_progress` in its own short transaction first.
+   */
+  prepare?(input: WriteInput<P, Q, B>): Promise<Prepared>;
+  /** The write: synchronous, inside the door's transaction; it appends its audit row under `input.actor`. */
+  work(input: WriteInput<P, Q, B>, prepared: NoInfer<Prepared>): ReplyOf<NoInfer<R>>;
+  /**
+   * Runs after the commit and before the answer (delivering an email); skipped on a replay. A
+   * failure is logged and never undoes the write: what it does must be retried by a job.
+   */
+  afterCommit?(input: WriteInput<P, Q, B>, reply: ReplyOf<NoInfer<R>>): Promise<void>;
+}
+
+/** An operation as the pipeline holds it, its types erased. */
+export type Operation = ReadOperation<TObject, TObject, TObject, Responses> | WriteOperation<TObject, TObject, TObject, Responses, unknown>;
+
+/** Declares a GET. Its reply is typed from its declared responses. */
+export function defineRead<P extends TObject, Q extends TObject, B extends TObject, R extends Responses>(operation: ReadOperation<P, Q, B, R>): Operation {
   return operation as unknown as Operation;
 }
 
+/** Declares a POST: the pipeline runs its work through the write door. Its reply is typed from its declared responses. */
+export function defineWrite<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, Prepared = undefined>(
+  operation: WriteOperation<P, Q, B, R, Prepared>,
+): Operation {
+  return operation as unknown as Operation;
+}
+
+export interface MountOptions {
+  /** Checks every reply against the operation's declared responses (the test suite sets it). */
+  onReplyViolation?: (violation: ReplyViolation) => void;
+}
+
 /** Mounts operations on the router, each behind scope, rate limit, body rules and input checks. */
-export function mountOperations(router: RouterInstance<AppContext['state']>, services: Services, operations: readonly Operation[]): void {
+export function mountOperations(
+  router: RouterInstance<AppContext['state']>,
+  services: Services,
+  operations: readonly Operation[],
+  options: MountOptions = {},
+): void {
   const seen = new Set<string>();
   for (const operation of operations) {
     assertWellDeclared(operation, seen);
     const steps: AppMiddleware[] = [
+      ...(options.onReplyViolation ? [checkReplies(operation, options.onReplyViolation)] : []),
       requirePermission(operation.permission),
       rateLimit(services, operation.method === 'GET' ? 'read' : 'write'),
       bodyRules,
       checkInputs(operation),
-      handler(operation, services),
+      operation.method === 'GET' ? readHandler(operation, services) : writeHandler(operation, services),
     ];
     const method = operation.method === 'GET' ? 'get' : 'post';
     router[method](operation.id, operation.path, ...(steps as unknown as RouterMiddleware<AppContext['state']>[]));
@@ -94,11 +164,20 @@ function assertWellDeclared(operation: Operation, seen: Set<string>): void {
   if (!(OPERATION_IDS as readonly string[]).includes(operation.id)) throw new Error(`${where}: unknown operation id`);
   if (!isPermission(operation.permission)) throw new Error(`${where}: declares no valid permission`);
   if (operation.method !== 'GET' && operation.method !== 'POST') throw new Error(`${where}: only GET and POST are served`);
+  if (operation.method === 'GET' && typeof operation.handle !== 'function') throw new Error(`${where}: a GET needs handle()`);
+  if (operation.method === 'POST' && typeof operation.work !== 'function') throw new Error(`${where}: a POST needs work() (the write door runs it)`);
   if (seen.has(operation.id)) throw new Error(`${where}: declared twice`);
   seen.add(operation.id);
   for (const schema of [operation.params, operation.query, operation.body]) {
     if (schema.additionalProperties !== false) throw new Error(`${where}: input schemas must refuse unknown fields`);
     precompile(schema);
+  }
+  const statuses = Object.keys(operation.responses);
+  if (statuses.length === 0) throw new Error(`${where}: declares no response`);
+  for (const status of statuses) {
+    const response = operation.responses[Number(status)];
+    if (!/^2[0-9][0-9]$/.test(status) || !response?.schema) throw new Error(`${where}: response ${status} needs a 2xx status and a schema`);
+    precompile(response.schema);
   }
   const names = [...operation.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   const declared = Object.keys(operation.params.properties);
@@ -130,11 +209,11 @@ function checkInputs(operation: Operation): AppMiddleware {
     const body = ctx.request.body as Record<string, unknown>;
     for (const name of Object.keys(operation.params.properties)) {
       if (name in query) throw validationFailed(name, 'is a path parameter and must not be repeated in the query');
-      if (isPlainObject(body) && name in body) throw validationFailed(name, 'is a path parameter and must not be repeated in the body');
+      if (isPlainObject(body) && Object.hasOwn(body, name)) throw validationFailed(name, 'is a path parameter and must not be repeated in the body');
     }
     (ctx as WithInputs)[inputsKey] = {
       params: validate(operation.params, { ...(ctx as unknown as { params: Record<string, string> }).params }, 'path'),
-      query: validate(operation.query, query, 'query'),
+      query: validate(operation.query, coerceQuery(operation.query, query), 'query'),
       body: validate(operation.body, body, 'body'),
     };
     await next();
@@ -151,52 +230,76 @@ function singleValuedQuery(ctx: AppContext): Record<string, string> {
   return query;
 }
 
+function checkedInputs(ctx: AppContext): CheckedInputs {
+  const inputs = (ctx as WithInputs)[inputsKey];
+  if (!inputs) throw new Error('handler: inputs were not checked');
+  return inputs;
+}
+
+function requestInput(ctx: AppContext, services: Services): RequestInput<TObject, TObject, TObject> {
+  const inputs = checkedInputs(ctx);
+  return { params: inputs.params as never, query: inputs.query as never, body: inputs.body as never, principal: principalOf(ctx), services };
+}
+
+function readHandler(operation: ReadOperation<TObject, TObject, TObject, Responses>, services: Services): AppMiddleware {
+  return async (ctx) => {
+    const reply = operation.handle(requestInput(ctx, services));
+    // Serialised here, inside the error wrapper, so an answer that cannot be written as JSON
+    // becomes the spec's internal_error body rather than Koa's own.
+    sendJson(ctx, reply.status, JSON.stringify(reply.body));
+  };
+}
+
+/** Every POST: through the write door, then the work after the commit, unless it was a replay. */
+function writeHandler(operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>, services: Services): AppMiddleware {
+  return async (ctx) => {
+    const principal = principalOf(ctx);
+    const input: WriteInput<TObject, TObject, TObject> = { ...requestInput(ctx, services), actor: actorOf(principal) };
+    const request = { actor: input.actor, claim: idempotencyClaim(ctx, operation, principal) };
+    const { db, clock } = services;
+    const { prepare } = operation;
+    const outcome: WriteOutcome<ReplyOf<Responses>> = prepare
+      ? await runAwaitingWrite(db, clock, request, () => prepare(input), (prepared) => operation.work(input, prepared))
+      : runWrite(db, clock, request, () => operation.work(input, undefined));
+    if (outcome.replayed) ctx.set('idempotent-replayed', 'true');
+    else if (operation.afterCommit) await runAfterCommit(ctx, operation, input, outcome.reply, services);
+    sendJson(ctx, outcome.answer.status, outcome.answer.json);
+  };
+}
+
+async function runAfterCommit(
+  ctx: AppContext,
+  operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>,
+  input: WriteInput<TObject, TObject, TObject>,
+  reply: ReplyOf<Responses>,
+  services: Services,
+): Promise<void> {
+  try {
+    await operation.afterCommit?.(input, reply);
+  } catch (error) {
+    services.log.warn({ err: error, operation: operation.id, requestId: ctx.state.requestId }, 'work after the commit failed; the write stands');
+  }
+}
+
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,200}$/;
 
-/** The Idempotency-Key of a POST, checked for form; GET ignores the header entirely. */
-function idempotencyClaim(ctx: AppContext, inputs: CheckedInputs): IdempotencyClaim | null {
-  if (ctx.method !== 'POST') return null;
+/** The Idempotency-Key of a POST, checked for form and tied to this operation and its validated inputs. */
+function idempotencyClaim(ctx: AppContext, operation: Operation, principal: Principal): IdempotencyClaim | null {
   const key = ctx.get('idempotency-key');
   if (key === '' && ctx.headers['idempotency-key'] === undefined) return null;
   if (!PRINTABLE_ASCII.test(key)) {
     throw validationFailed('Idempotency-Key', 'must be 1 to 200 printable ASCII characters');
   }
+  const inputs = checkedInputs(ctx);
   return {
-    apiKeyId: principalOf(ctx).keyId,
+    apiKeyId: principal.keyId,
     key,
-    requestHash: requestFingerprint({ method: ctx.method, path: ctx.path, query: inputs.query, body: inputs.body }),
+    requestHash: requestFingerprint({ operationId: operation.id, params: inputs.params, query: inputs.query, body: inputs.body }),
   };
 }
 
-function handler(operation: Operation, services: Services): AppMiddleware {
-  return async (ctx) => {
-    const inputs = (ctx as WithInputs)[inputsKey];
-    if (!inputs) throw new Error('handler: inputs were not checked');
-    const claim = idempotencyClaim(ctx, inputs);
-    let replayed = false;
-    const result = await operation.handle({
-      params: inputs.params as never,
-      query: inputs.query as never,
-      body: inputs.body as never,
-      principal: principalOf(ctx),
-      services,
-      write(work) {
-        const outcome = runWrite(services.db, services.clock, claim, work);
-        replayed = outcome.replayed;
-        return { status: outcome.status, body: new SerializedJson(outcome.json) };
-      },
-    });
-    if (replayed) ctx.set('idempotent-replayed', 'true');
-    // Serialised here, inside the error wrapper, so an answer that cannot be written as JSON
-    // becomes the spec's internal_error body rather than Koa's own.
-    const text = result.body instanceof SerializedJson ? result.body.text : JSON.stringify(result.body);
-    ctx.status = result.status;
-    ctx.type = 'application/json';
-    ctx.body = text;
-  };
-}
-
-/** A body a write already serialised inside its transaction (and stored, under a key). */
-class SerializedJson {
-  constructor(readonly text: string) {}
+function sendJson(ctx: AppContext, status: number, json: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = json;
 }

@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ApiError, validationFailed } from '../errors.js';
@@ -40,6 +40,35 @@ export function validate<T>(schema: TSchema, value: unknown, source: Source): T 
   throw errorFrom(check.errors ?? [], source);
 }
 
+/** Why `value` does not match `schema` (a field path and the problem), or null when it does. */
+export function schemaProblem(schema: TSchema, value: unknown): string | null {
+  const check = validatorFor(schema);
+  return check(value) ? null : errorFrom(check.errors ?? [], 'body').message;
+}
+
+/**
+ * A query string carries only text. Where the operation's schema declares an integer or a
+ * boolean, the exact text forms (`42`, `true`, `false`) become that type before validation;
+ * anything else stays text and fails validation with the field's name. Bodies are never
+ * coerced: a JSON number sent for a digit string is refused.
+ */
+export function coerceQuery(schema: TObject, query: Record<string, string>): Record<string, unknown> {
+  const coerced: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [name, text] of Object.entries(query)) {
+    const field = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
+    coerced[name] = field ? fromQueryText(field, text) : text;
+  }
+  return coerced;
+}
+
+const QUERY_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+
+function fromQueryText(field: TSchema, text: string): unknown {
+  if (field.type === 'integer' && QUERY_INTEGER.test(text)) return Number(text);
+  if (field.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
 /**
  * UUIDs are case-insensitive on input (some platforms print them in upper case); ours are
  * stored in lower case, so every uuid-format field is lowered once, here, after validation.
@@ -74,24 +103,16 @@ function errorFrom(errors: ErrorObject[], source: Source): ApiError {
   return validationFailed(path, describe(first));
 }
 
-/** Prefer an error about a concrete field over the union bookkeeping ajv adds around it. */
+/** Prefer an error about a concrete field over the bookkeeping ajv adds around unions. */
 function mostUseful(errors: ErrorObject[]): ErrorObject | undefined {
-  const anyOf = errors.find((e) => e.keyword === 'anyOf');
-  if (anyOf) {
-    const literals = errors.filter((e) => e.keyword === 'const' && e.instancePath === anyOf.instancePath);
-    if (literals.length > 0) {
-      const allowed = literals.map((e) => String(e.params.allowedValue));
-      return { ...anyOf, keyword: 'enum', params: { allowedValues: allowed } };
-    }
-  }
-  return errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'if') ?? errors[0];
+  return errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if') ?? errors[0];
 }
 
 function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'type':
-      return `must be ${article(String(params.type))}`;
+      return params.type === 'boolean' ? 'must be true or false' : `must be ${article(String(params.type))}`;
     case 'maxLength':
       return `must be at most ${String(params.limit)} characters`;
     case 'minLength':

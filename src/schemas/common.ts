@@ -1,6 +1,7 @@
-import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.js';
 import { CURRENCIES } from '../money.js';
+import { MAX_NAME_CHARS, NAME_PATTERN, NAME_RULE } from '../names.js';
 
 /**
  * Building blocks for request and response schemas. One TypeBox schema gives the ajv
@@ -15,54 +16,62 @@ export function Strict<T extends TProperties>(properties: T, options: { descript
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const IsoDate = Type.String({ format: 'date', description: 'calendar date YYYY-MM-DD' });
+
+/**
+ * A closed list of strings, emitted as `{type: "string", enum: [...]}` (TypeBox's own union of
+ * literals would be an anyOf of consts: clumsy in the published contract and in messages).
+ */
+export function StringEnum<const T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+}
+
+/** Whole cents in a request: digits only, never a JSON number (spec rule 8). */
 export const DigitString = Type.String({
   pattern: '^[0-9]{1,30}$',
   'x-error': 'must be a string of digits',
   description: 'whole cents as a digit string',
 });
-/** Report amounts may be negative (a net loss, a contra balance). */
-export const SignedDigitString = Type.String({ pattern: '^-?[0-9]+$', description: 'whole cents, optionally negative' });
-export const CurrencyCode = Type.Union(
-  CURRENCIES.map((c) => Type.Literal(c)),
-  { description: 'three-letter currency code' },
-);
-export const BooleanText = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+export const CurrencyCode = StringEnum(CURRENCIES, { description: 'three-letter currency code' });
 
 export function Text(maxLength: number, options: { minLength?: number; description?: string } = {}) {
   return Type.String({ maxLength, minLength: options.minLength ?? 0, ...(options.description ? { description: options.description } : {}) });
 }
 
-/** A name: 1 to `maxLength` characters, not blank, no control characters. */
-export function Name(maxLength = 200, description?: string) {
+/** A name: 1 to `maxLength` characters, not blank, no control characters (src/names.ts). */
+export function Name(maxLength = MAX_NAME_CHARS, description?: string) {
   return Type.String({
     minLength: 1,
     maxLength,
-    pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
-    'x-error': 'must not be blank or contain control characters',
+    pattern: NAME_PATTERN,
+    'x-error': NAME_RULE,
     ...(description ? { description } : {}),
   });
 }
 
-export function Enum<T extends string>(values: readonly T[], description?: string) {
-  return Type.Union(
-    values.map((v) => Type.Literal(v)),
-    description ? { description } : {},
-  );
-}
-
-export const MoneySchema = Strict(
+/** A money object (spec "Money object"): cents are whole and never negative. */
+export const Money = Strict(
   {
-    cents: SignedDigitString,
+    cents: Type.String({ pattern: '^[0-9]+$', description: 'whole cents, digits only, in the currency beside it' }),
     formatted: Type.String({ description: 'display text; must not be parsed' }),
     currency: CurrencyCode,
   },
   { $id: 'Money' },
 );
 
+/** Report figures only (a net loss, a contra balance): the one place cents may be negative, written `-123`. */
+export const SignedMoney = Strict(
+  {
+    cents: Type.String({ pattern: '^-?[0-9]+$', description: 'whole cents, negative with a leading minus' }),
+    formatted: Type.String({ description: 'display text; must not be parsed' }),
+    currency: CurrencyCode,
+  },
+  { $id: 'SignedMoney' },
+);
+
 export const ErrorBody = Strict(
   {
     error: Strict({
-      code: Enum(ERROR_CODES),
+      code: StringEnum(ERROR_CODES),
       message: Type.String(),
       requestId: Type.String(),
     }),
@@ -70,8 +79,11 @@ export const ErrorBody = Strict(
   { $id: 'Error' },
 );
 
-/** Page size for cursor-paged lists and the review queue: 1 to 100, default 50. */
-export const LimitParam = Type.String({ pattern: '^(100|[1-9][0-9]?)$', 'x-error': 'must be an integer from 1 to 100' });
+/** Page size for cursor-paged lists and the review queue: 1 to 100 (spec Limits). */
+export const DEFAULT_PAGE_SIZE = 50;
+export const LimitParam = Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'page size, 1 to 100, default 50' });
 
+/** `true` or `false` in a query string, read as a boolean. */
+export const BooleanParam = Type.Boolean({ description: 'true or false' });
 
 export type { Static, TSchema, TObject };

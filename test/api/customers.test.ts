@@ -143,10 +143,16 @@ describe('POST /customers', () => {
     ]);
   });
 
-  it('writes no audit row when it returns an existing customer', async () => {
+  it('records a request that returns an existing customer as customer.match under the key\'s name (authentication rule 9)', async () => {
     const first = await create({ name: 'Quiet Co' });
     await create({ name: 'QUIET CO' });
-    expect(countRows(app.db, 'SELECT count(*) FROM audit_log WHERE subject_id = ?', first.body.id)).to.equal(1);
+    const rows = app.db
+      .prepare('SELECT action, actor_name, detail_json FROM audit_log WHERE subject_id = ? ORDER BY id')
+      .all(first.body.id) as { action: string; actor_name: string; detail_json: string }[];
+    expect(rows.map((row) => [row.action, row.actor_name, JSON.parse(row.detail_json)])).to.deep.equal([
+      ['customer.create', tenant.keys[0]!.name, { name: 'Quiet Co' }],
+      ['customer.match', tenant.keys[0]!.name, { name: 'QUIET CO' }],
+    ]);
   });
 
   it('still creates customers while billing is past due (201: it posts nothing)', async () => {

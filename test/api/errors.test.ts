@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox';
 import { resolveBusiness } from '../../src/books/access.js';
 import { systemAccountId } from '../../src/books/chart.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
-import { actorOf } from '../../src/books/keys.js';
-import { postEntry } from '../../src/books/ledger.js';
+import { postEntry, withPostingFields } from '../../src/books/ledger.js';
 import { lockPeriod } from '../../src/books/periods.js';
 import { operations } from '../../src/api/v1/index.js';
-import { defineOperation } from '../../src/http/operation.js';
-import { IsoDate, Strict } from '../../src/schemas/common.js';
+import { defineWrite } from '../../src/http/operation.js';
+import { IsoDate, Strict, Uuid } from '../../src/schemas/common.js';
+import { auditProbe } from '../support/probes.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildApiTenant, countRows, expectError, rateLimitHeaders, setTenant, type ApiTenant } from '../support/api.js';
 import { TEST_ACTOR } from '../support/factories.js';
@@ -20,7 +20,7 @@ import { TEST_ACTOR } from '../support/factories.js';
  */
 
 /** Posts a 1.00 owner's deposit dated `date` through the one door for writes. */
-const postProbe = defineOperation({
+const postProbe = defineWrite({
   id: 'expenses.create',
   method: 'POST',
   path: '/probe/post',
@@ -29,12 +29,13 @@ const postProbe = defineOperation({
   params: Strict({}),
   query: Strict({}),
   body: Strict({ date: IsoDate }),
-  responses: { 201: { description: 'posted' } },
+  responses: { 201: { description: 'posted', schema: Strict({ entryId: Uuid }) } },
   errors: ['period_locked', 'read_only_billing_state'],
-  handle({ principal, services, body, write }) {
+  work(input) {
+    const { principal, services, body, actor } = input;
     const business = resolveBusiness(services.db, principal, undefined);
-    return write(() => {
-      const entry = postEntry(services.db, services.clock, actorOf(principal), {
+    const entry = withPostingFields({ period_locked: 'date' }, () =>
+      postEntry(services.db, services.clock, actor, {
         businessId: business.id,
         date: body.date,
         sourceType: 'manual',
@@ -42,15 +43,16 @@ const postProbe = defineOperation({
           { accountId: systemAccountId(services.db, business.id, 'bank'), direction: 'debit', amountCents: 100n },
           { accountId: systemAccountId(services.db, business.id, 'owner_equity'), direction: 'credit', amountCents: 100n },
         ],
-      });
-      return { status: 201, body: { entryId: entry.id } };
-    });
+      }),
+    );
+    auditProbe(input, 'probe.post');
+    return { status: 201, body: { entryId: entry.id } };
   },
 });
 
 /** Creates a customer, then fails while `failures.remaining` > 0: a fault after work was done. */
 const failures = { remaining: 0 };
-const faultProbe = defineOperation({
+const faultProbe = defineWrite({
   id: 'invoices.send',
   method: 'POST',
   path: '/probe/fault',
@@ -59,22 +61,20 @@ const faultProbe = defineOperation({
   params: Strict({}),
   query: Strict({}),
   body: Strict({ name: Type.String() }),
-  responses: { 201: { description: 'created' } },
+  responses: { 201: { description: 'created', schema: Strict({ id: Uuid, created: Type.Boolean() }) } },
   errors: [],
-  handle({ principal, services, body, write }) {
-    return write(() => {
-      const created = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, { name: body.name });
-      if (failures.remaining > 0) {
-        failures.remaining -= 1;
-        throw new Error('disk on fire at /var/lib/daybook/secret-path');
-      }
-      return { status: 201, body: created };
-    });
+  work({ principal, services, body, actor }) {
+    const created = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: body.name });
+    if (failures.remaining > 0) {
+      failures.remaining -= 1;
+      throw new Error('disk on fire at /var/lib/daybook/secret-path');
+    }
+    return { status: 201, body: created };
   },
 });
 
 /** A handler that answers a refusal instead of throwing it: the door must not commit that. */
-const refusalProbe = defineOperation({
+const refusalProbe = defineWrite({
   id: 'review.accept',
   method: 'POST',
   path: '/probe/returned-refusal',
@@ -83,13 +83,11 @@ const refusalProbe = defineOperation({
   params: Strict({}),
   query: Strict({}),
   body: Strict({ name: Type.String() }),
-  responses: { 201: { description: 'created' } },
+  responses: { 201: { description: 'created', schema: Strict({}) } },
   errors: [],
-  handle({ principal, services, body, write }) {
-    return write(() => {
-      findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, { name: body.name });
-      return { status: 422, body: { error: 'should have thrown' } };
-    });
+  work({ principal, services, body, actor }) {
+    findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: body.name });
+    return { status: 422, body: { error: 'should have thrown' } } as never;
   },
 });
 

@@ -95,7 +95,7 @@ describe('Idempotency (POST /customers)', () => {
       .run(
         tenant.keys[0]!.id,
         'still-running',
-        requestFingerprint({ method: 'POST', path: '/api/v1/customers', query: {}, body }),
+        requestFingerprint({ operationId: 'customers.create', params: {}, query: {}, body }),
         now.toISOString(),
         new Date(now.getTime() + DAY_MS).toISOString(),
       );

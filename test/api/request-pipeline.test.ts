@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
 import { gzipSync } from 'node:zlib';
-import { defineOperation } from '../../src/http/operation.js';
+import { defineWrite } from '../../src/http/operation.js';
 import { Strict, Uuid } from '../../src/schemas/common.js';
+import { auditProbe } from '../support/probes.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import {
   buildApiTenant,
@@ -140,7 +141,7 @@ describe('Rules that apply to every request', () => {
       const before = customers();
       for (const raw of ['{"name":"Proto Co","__proto__":{"admin":true}}', '{"name":"Proto Co","__proto__":null}']) {
         const res = await app.request('POST', '/api/v1/customers', { key: tenant.key, rawBody: raw, headers: { 'content-type': 'application/json' } });
-        expectError(res, 422, 'validation_failed');
+        expectInvalid(res, '__proto__');
       }
       expectInvalid(await app.post('/api/v1/customers', tenant.key, { name: 'Proto Co', constructor: 'x' }), 'constructor');
       expect(customers()).to.equal(before);
@@ -358,7 +359,7 @@ describe('Rules that apply to every request', () => {
   describe('Rule 4: a path parameter repeated in the query or body is refused', () => {
     // No published endpoint with a path parameter is served yet, so a probe operation with one
     // runs through the real pipeline on its own app.
-    const probe = defineOperation({
+    const probe = defineWrite({
       id: 'invoices.send',
       method: 'POST',
       path: '/probe/:id',
@@ -367,9 +368,12 @@ describe('Rules that apply to every request', () => {
       params: Strict({ id: Uuid }),
       query: Strict({}),
       body: Strict({ note: Type.Optional(Type.String()) }),
-      responses: { 200: { description: 'echo' } },
+      responses: { 200: { description: 'echo', schema: Strict({ id: Uuid }) } },
       errors: [],
-      handle: ({ params }) => ({ status: 200, body: { id: params.id } }),
+      work: (input) => {
+        auditProbe(input);
+        return { status: 200, body: { id: input.params.id } };
+      },
     });
     const id = '7b0c2a52-3f7e-4c3b-9d62-2f1f0e0d9a11';
     let probeApp: TestApp;

@@ -43,6 +43,16 @@ describe('daybook account', () => {
       expectBadArguments(await cli.run(['account', 'create', '--name', 'x'.repeat(201)]), /1 to 200 characters/);
       expectBadArguments(await cli.run(['account', 'create', '--name', 'x', '--plan', 'huge']), /small, middle, large/);
     });
+
+    it('refuses a name with control characters, as the API does, and echoes them escaped on one line (exit 2)', async () => {
+      const result = await cli.run(['account', 'create', '--name', 'Bell\u0007 and\nnewline']);
+      expectBadArguments(result, /must not be blank or contain control characters/);
+      expect(result.stderr).to.contain('Bell\\u0007');
+      expect(result.stderr).not.to.match(/[\u0000-\u0009\u000b-\u001f]/);
+      const escape = await cli.run(['account', 'create', '--name', '\u001b[31mRed']);
+      expectBadArguments(escape, /control characters/);
+      expect(escape.stderr).not.to.contain('\u001b');
+    });
   });
 
   describe('account set', () => {

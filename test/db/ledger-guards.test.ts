@@ -2,13 +2,12 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
 import { newId } from '../../src/books/ids.js';
-import { postEntry } from '../../src/books/ledger.js';
 import { lockPeriod, lockedThrough } from '../../src/books/periods.js';
 import type { FixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
 import { ApiError } from '../../src/errors.js';
 import { type TempDb, freshDb } from '../support/db.js';
-import { TEST_ACTOR, accountIdByName, accountIdByRole, buildBusiness, testClock } from '../support/factories.js';
+import { TEST_ACTOR, accountIdByName, accountIdByRole, buildBusiness, testClock, postDeposit } from '../support/factories.js';
 
 /**
  * The database refuses every way left to change the past (migration 20261123_0003), even on a
@@ -46,15 +45,7 @@ describe('ledger guards (migration 20261123_0003)', () => {
    */
   function postedBusiness(): { business: Business; entryId: string } {
     const built = buildBusiness(db, clock);
-    const entry = postEntry(db, clock, TEST_ACTOR, {
-      businessId: built.id,
-      date: '2026-03-10',
-      sourceType: 'manual',
-      lines: [
-        { accountId: accountIdByRole(db, built.id, 'bank'), direction: 'debit', amountCents: 500n },
-        { accountId: accountIdByRole(db, built.id, 'owner_equity'), direction: 'credit', amountCents: 500n },
-      ],
-    });
+    const entry = postDeposit(db, clock, built.id, '2026-03-10', 500n);
     return { business: built, entryId: entry.id };
   }
 
@@ -138,15 +129,7 @@ describe('ledger guards (migration 20261123_0003)', () => {
     it('still accepts ordinary inserts whose INTEGER PRIMARY KEY is auto-assigned (-1 inside the trigger)', () => {
       const linesBefore = rows(db, 'journal_lines').length;
       const auditBefore = rows(db, 'audit_log').length;
-      postEntry(db, clock, TEST_ACTOR, {
-        businessId: business.id,
-        date: '2026-03-12',
-        sourceType: 'manual',
-        lines: [
-          { accountId: accountIdByRole(db, business.id, 'bank'), direction: 'debit', amountCents: 700n },
-          { accountId: accountIdByRole(db, business.id, 'owner_equity'), direction: 'credit', amountCents: 700n },
-        ],
-      });
+      postDeposit(db, clock, business.id, '2026-03-12', 700n);
       raw
         .prepare(`INSERT INTO audit_log (tenant_id, actor_type, actor_name, action, at) VALUES (?, 'cli', 'test', 'noted', '2026-03-15T12:00:00.000Z')`)
         .run(business.tenantId);

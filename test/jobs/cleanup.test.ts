@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { runCleanup } from '../../jobs/cleanup.js';
-import { startJobPool } from '../../jobs/pool.js';
-import { IDEMPOTENCY_WINDOW_MS, runWrite } from '../../src/books/idempotency.js';
+import { IDEMPOTENCY_WINDOW_MS, storeAnswer } from '../../src/books/idempotency.js';
+import { inTransaction } from '../../src/db/connection.js';
 import { CounterStore } from '../../src/http/rate-limit.js';
-import { createLogger } from '../../src/log.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { buildTenant, buildKey, testClock } from '../support/factories.js';
 
@@ -28,9 +27,10 @@ describe('cleanup job', () => {
     const account = buildTenant(temp.db, clock);
     const key = buildKey(temp.db, clock, { tenantId: account.id });
     const claim = (value: string) => ({ apiKeyId: key.id, key: value, requestHash: 'h' });
-    runWrite(temp.db, clock, claim('early'), () => ({ status: 201, body: { n: 1 } }));
+    const store = (value: string) => inTransaction(temp.db, () => storeAnswer(temp.db, clock, claim(value), { status: 201, json: '{}' }));
+    store('early');
     clock.advanceMs(60 * 60 * 1000);
-    runWrite(temp.db, clock, claim('later'), () => ({ status: 201, body: { n: 2 } }));
+    store('later');
     expect(records()).to.equal(2);
 
     clock.set(new Date(Date.parse('2026-03-15T12:00:00.000Z') + IDEMPOTENCY_WINDOW_MS));
@@ -53,27 +53,5 @@ describe('cleanup job', () => {
     expect(runCleanup({ db: temp.db, clock, counters }).counterWindows).to.equal(2);
     expect(counters.size()).to.equal(1);
     expect((await counters.authFailures.count('127.0.0.1')).used).to.equal(2);
-  });
-});
-
-describe('job pool', () => {
-  const silent = createLogger('silent');
-
-  it('runs a job at start when asked, and stops its schedule', async () => {
-    let runs = 0;
-    const pool = startJobPool([{ name: 'probe', schedule: '0 0 1 1 *', runAtStart: true, run: () => ++runs }], silent);
-    expect(runs).to.equal(1);
-    expect(pool.jobs.map((job) => job.name)).to.deep.equal(['probe']);
-    await pool.stop();
-    expect(runs).to.equal(1);
-  });
-
-  it('keeps going when a job throws (the failure is logged, not raised)', async () => {
-    const lines: string[] = [];
-    const log = createLogger('error', { write: (line: string) => void lines.push(line) });
-    const pool = startJobPool([{ name: 'broken', schedule: '0 0 1 1 *', runAtStart: true, run: () => { throw new Error('boom'); } }], log);
-    await pool.stop();
-    expect(lines).to.have.lengthOf(1);
-    expect(JSON.parse(lines[0]!)).to.include({ job: 'broken', msg: 'job failed' });
   });
 });

@@ -8,6 +8,8 @@ import type { Db } from '../../src/db/connection.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
+import type { ReplyViolation } from '../../src/http/reply-check.js';
+import { recordViolation } from './replies.js';
 
 export interface TestResponse {
   status: number;
@@ -40,12 +42,25 @@ export interface TestApp {
  * Starts the real app on a free loopback port over a fresh SQLite file, with a fixed clock.
  * Requests go over real HTTP (node:http, so tests control every header and byte).
  */
-export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: { operations?: readonly Operation[] } = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'daybook-api-'));
-  const dbPath = join(dir, 'books.sqlite');
+export interface TestAppOptions {
+  operations?: readonly Operation[];
+  /** Where reply violations go; by default the suite-wide record that fails the current test. */
+  onReplyViolation?: (violation: ReplyViolation) => void;
+  /** Serve an existing books file (the caller owns it and removes it) instead of a fresh one. */
+  dbPath?: string;
+}
+
+export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'daybook-api-'));
+  const dbPath = options.dbPath ?? join(dir!, 'books.sqlite');
   const clock = fixedClock(at);
   const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal' });
-  const server = await startServer(config, { clock, log: createLogger('silent'), ...options });
+  const server = await startServer(config, {
+    clock,
+    log: createLogger('silent'),
+    onReplyViolation: options.onReplyViolation ?? recordViolation,
+    ...(options.operations ? { operations: options.operations } : {}),
+  });
   const request = (method: string, path: string, options: RequestOptions = {}) => sendRequest(server.url, method, path, options);
   return {
     url: server.url,
@@ -57,7 +72,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: { o
     post: (path, key, body, headers) => request('POST', path, { key, body, headers }),
     async close() {
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -5,6 +5,7 @@ import { type Actor, CLI_ACTOR } from '../../src/books/audit.js';
 import { type Business, type CreateBusinessInput, createBusiness } from '../../src/books/businesses.js';
 import { type CreatedKey, type CreateKeyInput, createKey } from '../../src/books/keys.js';
 import { listPostableAccounts, systemAccountId, type SystemRole } from '../../src/books/chart.js';
+import { type JournalEntry, postEntry } from '../../src/books/ledger.js';
 
 /** Test factories: each builds a valid record through the same books functions the CLI uses. */
 
@@ -39,4 +40,17 @@ export function accountIdByName(db: Db, businessId: string, name: string): strin
   const found = listPostableAccounts(db, businessId).find((account) => account.name === name);
   if (!found) throw new Error(`no postable account named ${name}`);
   return found.id;
+}
+
+/** Posts an owner's deposit: the bank debited, owner's equity credited, `amountCents` each. */
+export function postDeposit(db: Db, clock: Clock, businessId: string, date: string, amountCents: bigint): JournalEntry {
+  return postEntry(db, clock, TEST_ACTOR, {
+    businessId,
+    date,
+    sourceType: 'manual',
+    lines: [
+      { accountId: systemAccountId(db, businessId, 'bank'), direction: 'debit', amountCents },
+      { accountId: systemAccountId(db, businessId, 'owner_equity'), direction: 'credit', amountCents },
+    ],
+  });
 }

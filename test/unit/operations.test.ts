@@ -4,13 +4,13 @@ import { operations } from '../../src/api/v1/index.js';
 import { buildApp } from '../../src/app.js';
 import { fixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
-import { defineOperation, OPERATION_IDS, type Operation } from '../../src/http/operation.js';
+import { defineRead, defineWrite, OPERATION_IDS, type Operation } from '../../src/http/operation.js';
 import { isPermission } from '../../src/http/permissions.js';
 import { createLogger } from '../../src/log.js';
 import { Strict, Uuid } from '../../src/schemas/common.js';
 import { freshDb, type TempDb } from '../support/db.js';
 
-const good = defineOperation({
+const good = defineRead({
   id: 'transactions.get',
   method: 'GET',
   path: '/things/:id',
@@ -19,9 +19,23 @@ const good = defineOperation({
   params: Strict({ id: Uuid }),
   query: Strict({}),
   body: Strict({}),
-  responses: { 200: { description: 'ok' } },
+  responses: { 200: { description: 'ok', schema: Strict({}) } },
   errors: [],
   handle: () => ({ status: 200, body: {} }),
+});
+
+const goodWrite = defineWrite({
+  id: 'expenses.create',
+  method: 'POST',
+  path: '/things',
+  permission: 'expenses:write',
+  summary: 'make a thing',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 201: { description: 'made', schema: Strict({}) } },
+  errors: [],
+  work: () => ({ status: 201, body: {} }),
 });
 
 describe('operation declarations (checked at start-up)', () => {
@@ -61,12 +75,25 @@ describe('operation declarations (checked at start-up)', () => {
     ['a method other than GET or POST', { method: 'DELETE' as never }, /only GET and POST/],
     ['a body schema that accepts unknown fields', { body: Type.Object({}) }, /must refuse unknown fields/],
     ['path parameters that differ from the params schema', { params: Strict({ thingId: Uuid }) }, /path parameters/],
+    ['no declared response', { responses: {} }, /declares no response/],
+    ['a response without a schema', { responses: { 200: { description: 'ok' } } as never }, /needs a 2xx status and a schema/],
+    ['an error status declared as a response', { responses: { 404: { description: 'gone', schema: Strict({}) } } }, /needs a 2xx status/],
+    ['a GET without handle()', { handle: undefined as never }, /a GET needs handle\(\)/],
   ];
   for (const [label, change, message] of broken) {
     it(`refuses to start with ${label}`, () => {
       expect(() => start([{ ...good, ...change } as Operation])).to.throw(message);
     });
   }
+
+  it('starts with a well-declared write', () => {
+    expect(() => start([goodWrite])).not.to.throw();
+  });
+
+  it('refuses to start with a POST that has no work() for the write door (a POST cannot bypass it)', () => {
+    const bypass = { ...goodWrite, work: undefined, handle: () => ({ status: 201, body: {} }) } as unknown as Operation;
+    expect(() => start([bypass])).to.throw(/a POST needs work\(\)/);
+  });
 
   it('refuses to start with the same operation declared twice', () => {
     expect(() => start([good, good])).to.throw(/declared twice/);

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { postEntry } from '../../src/books/ledger.js';
 import { newId } from '../../src/books/ids.js';
 import type { Business } from '../../src/books/businesses.js';
 import { migrations } from '../../db/migrations/index.js';
@@ -10,7 +9,7 @@ import type { FixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { type TempDb, freshDb } from '../support/db.js';
-import { TEST_ACTOR, accountIdByRole, buildBusiness, testClock } from '../support/factories.js';
+import { accountIdByRole, buildBusiness, testClock, postDeposit } from '../support/factories.js';
 
 function sqliteErrorOf(work: () => unknown): Error & { code?: string } {
   try {
@@ -40,15 +39,7 @@ describe('schema (db/migrations)', () => {
     db = temp.db;
     clock = testClock();
     business = buildBusiness(db, clock);
-    entryId = postEntry(db, clock, TEST_ACTOR, {
-      businessId: business.id,
-      date: '2026-03-10',
-      sourceType: 'manual',
-      lines: [
-        { accountId: accountIdByRole(db, business.id, 'bank'), direction: 'debit', amountCents: 500n },
-        { accountId: accountIdByRole(db, business.id, 'owner_equity'), direction: 'credit', amountCents: 500n },
-      ],
-    }).id;
+    entryId = postDeposit(db, clock, business.id, '2026-03-10', 500n).id;
     openEntryId = newId();
     db.prepare(
       `INSERT INTO journal_entries (id, business_id, entry_date, source_type, line_count, actor, created_at)

@@ -1,21 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { resolveBusiness } from '../../books/access.js';
 import { ACCOUNT_TYPES, listPostableAccounts } from '../../books/chart.js';
-import { defineOperation } from '../../http/operation.js';
-import { Enum, Strict, Uuid } from '../../schemas/common.js';
+import { defineRead } from '../../http/operation.js';
+import { StringEnum, Strict, Uuid } from '../../schemas/common.js';
 
 export const AccountSchema = Strict(
   {
     id: Uuid,
     code: Type.String(),
     name: Type.String(),
-    type: Enum(ACCOUNT_TYPES),
+    type: StringEnum(ACCOUNT_TYPES),
     path: Type.String({ description: 'full path through the chart, parent names joined by " > "' }),
   },
   { $id: 'Account' },
 );
 
-export const listAccounts = defineOperation({
+export const listAccounts = defineRead({
   id: 'accounts.list',
   method: 'GET',
   path: '/accounts',
@@ -23,7 +23,7 @@ export const listAccounts = defineOperation({
   summary: 'List the postable accounts of a business',
   description: 'Postable leaves of the chart of accounts; headings and archived accounts are never returned. Not paged.',
   params: Strict({}),
-  query: Strict({ entityId: Type.Optional(Uuid), type: Type.Optional(Enum(ACCOUNT_TYPES)) }),
+  query: Strict({ entityId: Type.Optional(Uuid), type: Type.Optional(StringEnum(ACCOUNT_TYPES)) }),
   body: Strict({}),
   responses: {
     200: { description: 'Every postable account, ordered by code', schema: Strict({ accounts: Type.Array(AccountSchema) }) },

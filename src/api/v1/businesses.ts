@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { reachableBusinesses } from '../../books/access.js';
-import { defineOperation } from '../../http/operation.js';
+import { defineRead } from '../../http/operation.js';
 import { Strict, Uuid } from '../../schemas/common.js';
 
 export const BusinessSchema = Strict({ id: Uuid, name: Type.String() }, { $id: 'Business' });
 
-export const listBusinesses = defineOperation({
+export const listBusinesses = defineRead({
   id: 'businesses.list',
   method: 'GET',
   path: '/businesses',

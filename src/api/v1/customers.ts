@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { findOrCreateCustomer } from '../../books/customers.js';
-import { actorOf } from '../../books/keys.js';
-import { defineOperation } from '../../http/operation.js';
+import { defineWrite } from '../../http/operation.js';
 import { CurrencyCode, Name, Strict, Text, Uuid } from '../../schemas/common.js';
 
 export const CreateCustomerBody = Strict({
@@ -20,7 +19,7 @@ export const CreateCustomerBody = Strict({
 
 const CreatedCustomer = Strict({ id: Uuid, created: Type.Boolean() });
 
-export const createCustomer = defineOperation({
+export const createCustomer = defineWrite({
   id: 'customers.create',
   method: 'POST',
   path: '/customers',
@@ -36,10 +35,8 @@ export const createCustomer = defineOperation({
     200: { description: 'A customer of that name already existed', schema: CreatedCustomer },
   },
   errors: ['conflict'],
-  handle({ principal, services, body, write }) {
-    return write(() => {
-      const result = findOrCreateCustomer(services.db, services.clock, actorOf(principal), principal.tenant.id, body);
-      return { status: result.created ? 201 : 200, body: result };
-    });
+  work({ principal, services, actor, body }) {
+    const result = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, body);
+    return { status: result.created ? 201 : 200, body: result };
   },
 });

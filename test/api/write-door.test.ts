@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { operations } from '../../src/api/v1/index.js';
+import { findOrCreateCustomer } from '../../src/books/customers.js';
+import { newId } from '../../src/books/ids.js';
+import { type Db, openDb } from '../../src/db/connection.js';
+import { run } from '../../src/db/statements.js';
+import { defineWrite } from '../../src/http/operation.js';
+import { projectRoot } from '../../src/paths.js';
+import { Strict, Uuid } from '../../src/schemas/common.js';
+import { sendRequest, startTestApp, type TestApp } from '../support/app.js';
+import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid } from '../support/api.js';
+import { freshDb } from '../support/db.js';
+import { buildBusiness, buildKey, buildTenant, testClock } from '../support/factories.js';
+import { type AwaitingProbeLog, awaitingProbe } from '../support/probes.js';
+
+/**
+ * The write door (src/books/write-door.ts) as the pipeline runs it for every POST: the
+ * Idempotency-Key, the work, its audit row and the stored answer commit together or not at
+ * all; a write that must await something first holds its key in_progress.
+ */
+
+/** POST /probe/forgetful {name}: writes a customer row but no audit row. */
+const forgetfulProbe = defineWrite({
+  id: 'review.accept',
+  method: 'POST',
+  path: '/probe/forgetful',
+  permission: 'review:write',
+  summary: 'probe: a write that forgets its audit row',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({ name: Type.String() }),
+  responses: { 201: { description: 'created', schema: Strict({ id: Uuid }) } },
+  errors: [],
+  work({ principal, services, body }) {
+    const id = newId();
+    run(
+      services.db,
+      "INSERT INTO customers (id, tenant_id, name, name_key, currency, created_at) VALUES (?, ?, ?, ?, 'USD', ?)",
+      id,
+      principal.tenant.id,
+      body.name,
+      body.name.toLowerCase(),
+      services.clock.now().toISOString(),
+    );
+    return { status: 201, body: { id } };
+  },
+});
+
+/** POST /probe/:id/send {}: creates the customer named after the path id. */
+const pathProbe = defineWrite({
+  id: 'invoices.send',
+  method: 'POST',
+  path: '/probe/:id/send',
+  permission: 'invoices:write',
+  summary: 'probe: a write with an id in its path',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 200: { description: 'done', schema: Strict({ id: Uuid, customerId: Uuid }) } },
+  errors: [],
+  work({ principal, services, actor, params }) {
+    const customer = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: `Path ${params.id}` });
+    return { status: 200, body: { id: params.id, customerId: customer.id } };
+  },
+});
+
+/** A gate the awaiting probe waits on; each test opens it when it wants the write to go on. */
+class Gate {
+  #open: (() => void) | null = null;
+  #promise: Promise<void> = Promise.resolve();
+
+  close(): void {
+    this.#promise = new Promise<void>((resolve) => {
+      this.#open = resolve;
+    });
+  }
+
+  open(): void {
+    this.#open?.();
+    this.#promise = Promise.resolve();
+  }
+
+  wait = (): Promise<void> => this.#promise;
+}
+
+describe('The write door (every POST)', () => {
+  let app: TestApp;
+  let tenant: ApiTenant;
+  const gate = new Gate();
+  const probeLog: AwaitingProbeLog = { prepared: 0, worked: 0, afterCommits: 0 };
+
+  before(async () => {
+    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: [...operations, forgetfulProbe, pathProbe, awaitingProbe(gate.wait, probeLog)] });
+    tenant = buildApiTenant(app, { plan: 'large' });
+  });
+  after(async () => {
+    gate.open();
+    await app.close();
+  });
+  afterEach(() => {
+    gate.open();
+    app.db.exec('DROP TRIGGER IF EXISTS temp.refuse_idempotency_insert; DROP TRIGGER IF EXISTS temp.refuse_idempotency_update');
+  });
+
+  const customersNamed = (name: string): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ? AND name = ?', tenant.id, name);
+  const records = (key: string): { state: string }[] =>
+    app.db.prepare('SELECT state FROM idempotency_records WHERE api_key_id = ? AND idempotency_key = ?').all(tenant.keys[0]!.id, key) as { state: string }[];
+  const auditRows = (): number => countRows(app.db, 'SELECT count(*) FROM audit_log WHERE tenant_id = ?', tenant.id);
+  const keyed = (key: string) => ({ 'idempotency-key': key });
+
+  describe('audit inside the door', () => {
+    it('refuses to commit a write that appended no audit row under the key (500 internal_error, nothing written)', async () => {
+      const before = auditRows();
+      const res = await app.post('/api/v1/probe/forgetful', tenant.key, { name: 'Unaudited Co' }, keyed('forgetful'));
+      expectError(res, 500, 'internal_error');
+      expect(customersNamed('Unaudited Co')).to.equal(0);
+      expect(auditRows()).to.equal(before);
+      expect(records('forgetful')).to.deep.equal([]);
+    });
+
+    it('commits a write together with its audit row under the key\'s name', async () => {
+      const res = await app.post('/api/v1/customers', tenant.key, { name: 'Audited Co' });
+      expect(res.status).to.equal(201);
+      const row = app.db.prepare('SELECT actor_type, actor_id, actor_name, action FROM audit_log WHERE subject_id = ?').get(res.body.id);
+      expect(row).to.deep.equal({ actor_type: 'api_key', actor_id: tenant.keys[0]!.id, actor_name: tenant.keys[0]!.name, action: 'customer.create' });
+    });
+  });
+
+  describe('the request fingerprint: the operation and its validated inputs', () => {
+    it('replays a retry whose path id differs only in case (same request once validated)', async () => {
+      const id = 'c0ffee00-aaaa-4bbb-8ccc-0123456789ab';
+      const first = await app.post(`/api/v1/probe/${id.toUpperCase()}/send`, tenant.key, {}, keyed('path-case'));
+      expect(first.status).to.equal(200);
+      expect(first.body.id).to.equal(id);
+      const retry = await app.post(`/api/v1/probe/${id}/send`, tenant.key, {}, keyed('path-case'));
+      expect(retry.status).to.equal(200);
+      expect(retry.headers['idempotent-replayed']).to.equal('true');
+      expect(retry.body).to.deep.equal(first.body);
+      expect(customersNamed(`Path ${id}`)).to.equal(1);
+    });
+
+    it('answers 409 conflict for the same key on another path id', async () => {
+      await app.post('/api/v1/probe/c0ffee00-aaaa-4bbb-8ccc-000000000001/send', tenant.key, {}, keyed('path-other'));
+      const other = await app.post('/api/v1/probe/c0ffee00-aaaa-4bbb-8ccc-000000000002/send', tenant.key, {}, keyed('path-other'));
+      expectError(other, 409, 'conflict');
+      expect(customersNamed('Path c0ffee00-aaaa-4bbb-8ccc-000000000002')).to.equal(0);
+    });
+
+    it('answers 409 conflict for the same key and body on another operation', async () => {
+      const first = await app.post('/api/v1/customers', tenant.key, { name: 'Two Doors Co' }, keyed('two-operations'));
+      expect(first.status).to.equal(201);
+      const other = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Two Doors Co' }, keyed('two-operations'));
+      expectError(other, 409, 'conflict');
+    });
+  });
+
+  describe('fault injection: storing the answer fails', () => {
+    it('rolls the work back when the idempotency record cannot be stored (500, no customer, no audit row, key free)', async () => {
+      app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_insert BEFORE INSERT ON main.idempotency_records
+        BEGIN SELECT RAISE(ABORT, 'injected: the idempotency record cannot be stored'); END`);
+      const before = auditRows();
+      const res = await app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored'));
+      expectError(res, 500, 'internal_error');
+      expect(customersNamed('Unstored Co')).to.equal(0);
+      expect(auditRows()).to.equal(before);
+
+      app.db.exec('DROP TRIGGER temp.refuse_idempotency_insert');
+      const retry = await app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored'));
+      expect(retry.status).to.equal(201);
+      expect(retry.headers['idempotent-replayed']).to.equal(undefined);
+      expect(customersNamed('Unstored Co')).to.equal(1);
+    });
+
+    it('rolls an awaiting write back when its claim cannot be completed, and frees the key', async () => {
+      app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_update BEFORE UPDATE ON main.idempotency_records
+        BEGIN SELECT RAISE(ABORT, 'injected: the claim cannot be completed'); END`);
+      const res = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Uncompleted Co' }, keyed('uncompleted'));
+      expectError(res, 500, 'internal_error');
+      expect(customersNamed('Uncompleted Co')).to.equal(0);
+      expect(records('uncompleted')).to.deep.equal([]);
+    });
+  });
+
+  describe('a write that must await something first', () => {
+    it('holds its key in_progress while it awaits: a duplicate gets 409 conflict and runs nothing', async () => {
+      gate.close();
+      const first = app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Awaited Co' }, keyed('awaited'));
+      await waitFor(() => records('awaited').length === 1);
+      expect(records('awaited')).to.deep.equal([{ state: 'in_progress' }]);
+      const worked = probeLog.worked;
+
+      const duplicate = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Awaited Co' }, keyed('awaited'));
+      expectError(duplicate, 409, 'conflict');
+      expect(probeLog.worked).to.equal(worked);
+
+      gate.open();
+      const done = await first;
+      expect(done.status).to.equal(201);
+      expect(records('awaited')).to.deep.equal([{ state: 'completed' }]);
+      expect(customersNamed('Awaited Co')).to.equal(1);
+    });
+
+    it('replays the stored answer without awaiting or working again, and without the work after the commit', async () => {
+      const first = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Replayed Await Co' }, keyed('await-replay'));
+      const counts = { ...probeLog };
+      const replay = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Replayed Await Co' }, keyed('await-replay'));
+      expect(replay.status).to.equal(201);
+      expect(replay.headers['idempotent-replayed']).to.equal('true');
+      expect(replay.body).to.deep.equal(first.body);
+      expect(probeLog).to.deep.equal(counts);
+    });
+
+    it('frees the key when the awaited step refuses (422): the corrected request runs', async () => {
+      const refused = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Refused Co', refuse: true }, keyed('await-refused'));
+      expectInvalid(refused, 'rate');
+      expect(records('await-refused')).to.deep.equal([]);
+      const corrected = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Refused Co' }, keyed('await-refused'));
+      expect(corrected.status).to.equal(201);
+      expect(customersNamed('Refused Co')).to.equal(1);
+    });
+  });
+
+  describe('work after the commit', () => {
+    it('runs once after the commit, before the answer', async () => {
+      const before = probeLog.afterCommits;
+      const res = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'After Co' });
+      expect(res.status).to.equal(201);
+      expect(probeLog.afterCommits).to.equal(before + 1);
+    });
+
+    it('never undoes the write when it fails: the answer is the write\'s, and the write stands', async () => {
+      const res = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Mail Down Co', failAfterCommit: true }, keyed('mail-down'));
+      expect(res.status).to.equal(201);
+      expect(customersNamed('Mail Down Co')).to.equal(1);
+      expect(records('mail-down')).to.deep.equal([{ state: 'completed' }]);
+    });
+  });
+});
+
+describe('The write door across a crash', () => {
+  it('frees, at start-up, a key a killed process left in_progress: the retry runs once', async () => {
+    const temp = await freshDb();
+    const clock = testClock();
+    const tenantRecord = buildTenant(temp.db, clock, { plan: 'large' });
+    buildBusiness(temp.db, clock, { tenantId: tenantRecord.id });
+    const key = buildKey(temp.db, clock, { tenantId: tenantRecord.id });
+    const path = temp.path;
+    temp.db.close();
+
+    const child = await startProbeServer(path);
+    let app: TestApp | undefined;
+    try {
+      const pending = sendRequest(child.url, 'POST', '/api/v1/probe/awaiting', {
+        key: key.key,
+        body: { name: 'Crash Co' },
+        headers: { 'idempotency-key': 'crash-1' },
+      }).catch((error: Error) => error);
+      const inProgress = await withConnection(path, (db) =>
+        waitFor(() => countRows(db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'crash-1' AND state = 'in_progress'") === 1),
+      );
+      expect(inProgress).to.equal(true);
+      child.process.kill('SIGKILL');
+      expect(await pending).to.be.instanceOf(Error);
+
+      app = await startTestApp(undefined, { operations: [...operations, awaitingProbe(async () => {})], dbPath: path });
+      expect(countRows(app.db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'crash-1'")).to.equal(0);
+      const retry = await app.post('/api/v1/probe/awaiting', key.key, { name: 'Crash Co' }, { 'idempotency-key': 'crash-1' });
+      expect(retry.status).to.equal(201);
+      expect(countRows(app.db, "SELECT count(*) FROM customers WHERE name = 'Crash Co'")).to.equal(1);
+    } finally {
+      child.process.kill('SIGKILL');
+      await app?.close();
+      temp.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return condition();
+}
+
+/** A second connection to the books file, as another process would have. */
+async function withConnection<T>(path: string, use: (db: Db) => Promise<T>): Promise<T> {
+  const db = openDb(path);
+  try {
+    return await use(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function startProbeServer(dbPath: string): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/probe-server.ts'), dbPath], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`probe server exited with ${code}`)));
+  });
+  return { url, process: child };
+}
