@@ -4,7 +4,7 @@ CREATE INDEX audit_log_tenant_at ON audit_log(tenant_id, at);
 
 CREATE INDEX businesses_tenant ON businesses(tenant_id, name);
 
-CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key);
+CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key, id);
 
 CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at);
 
@@ -36,9 +36,15 @@ CREATE INDEX review_queue_open ON review_queue_items(business_id, accepted_at);
 
 CREATE INDEX today_signals_open ON today_signals(business_id, closed_at);
 
-CREATE INDEX transactions_business_date ON transactions(business_id, txn_date DESC, id DESC);
+CREATE INDEX transactions_register ON transactions(business_id, txn_date DESC, created_at DESC, id DESC);
 
-CREATE INDEX transactions_vendor ON transactions(vendor_id);
+CREATE INDEX transactions_register_account ON transactions(business_id, ledger_account_id, txn_date DESC, created_at DESC, id DESC);
+
+CREATE INDEX transactions_register_status ON transactions(business_id, status, txn_date DESC, created_at DESC, id DESC);
+
+CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id, txn_date DESC, created_at DESC, id DESC);
+
+CREATE INDEX vendors_tenant_name ON vendors(tenant_id, name_key, id);
 
 CREATE TABLE api_key_businesses (
     api_key_id TEXT NOT NULL REFERENCES api_keys(id),
@@ -290,6 +296,12 @@ CREATE TABLE review_queue_items (
     created_at TEXT NOT NULL
   ) STRICT;
 
+CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing')),
+    secret TEXT NOT NULL CHECK (length(secret) = 64),
+    created_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
 CREATE TABLE "tenants" (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
@@ -340,7 +352,7 @@ CREATE TABLE vendors (
     name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
     is_1099_eligible INTEGER NOT NULL DEFAULT 0 CHECK (is_1099_eligible IN (0,1)),
     archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0,1)),
-    created_at TEXT NOT NULL,
+    created_at TEXT NOT NULL, name_key TEXT NOT NULL DEFAULT '',
     UNIQUE (tenant_id, name)
   ) STRICT;
 
@@ -358,8 +370,8 @@ CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
 
 CREATE TRIGGER journal_entries_no_replace BEFORE INSERT ON journal_entries
-   WHEN EXISTS (SELECT 1 FROM journal_entries WHERE id = NEW.id)
-   BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable: an entry with this id exists and cannot be replaced'); END;
+   WHEN EXISTS (SELECT 1 FROM journal_entries WHERE id = NEW.id OR (NEW.reverses_entry_id IS NOT NULL AND reverses_entry_id = NEW.reverses_entry_id))
+   BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable: an entry with this id, or a reversal of the same entry, exists and cannot be replaced'); END;
 
 CREATE TRIGGER journal_entries_no_update BEFORE UPDATE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
@@ -385,6 +397,10 @@ CREATE TRIGGER journal_lines_postable BEFORE INSERT ON journal_lines
        AND a.business_id = e.business_id AND a.is_heading = 0 AND a.archived = 0)
    BEGIN SELECT RAISE(ABORT, 'journal line must post to a postable account of the entry''s business'); END;
 
+CREATE TRIGGER ledger_accounts_id_fixed BEFORE UPDATE OF id ON ledger_accounts
+   WHEN NEW.id IS NOT OLD.id
+   BEGIN SELECT RAISE(ABORT, 'ledger_accounts ids never change: journal lines and child accounts refer to an account by its id'); END;
+
 CREATE TRIGGER ledger_accounts_no_replace BEFORE INSERT ON ledger_accounts
    WHEN EXISTS (SELECT 1 FROM ledger_accounts WHERE id = NEW.id OR (business_id = NEW.business_id AND (code = NEW.code OR system_role = NEW.system_role)))
    BEGIN SELECT RAISE(ABORT, 'ledger_accounts rows cannot be replaced: an account with this id, or this business''s code or system role, exists'); END;
@@ -393,10 +409,10 @@ CREATE TRIGGER ledger_accounts_no_replace_by_update BEFORE UPDATE OF business_id
    WHEN EXISTS (SELECT 1 FROM ledger_accounts WHERE id <> OLD.id AND business_id = NEW.business_id AND (code = NEW.code OR system_role = NEW.system_role))
    BEGIN SELECT RAISE(ABORT, 'ledger_accounts rows cannot be replaced: another account of this business has this code or system role'); END;
 
-CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF id, business_id, type, is_heading ON ledger_accounts
-   WHEN (NEW.id IS NOT OLD.id OR NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
+CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF business_id, type, is_heading ON ledger_accounts
+   WHEN (NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
      AND EXISTS (SELECT 1 FROM journal_lines WHERE ledger_account_id = OLD.id)
-   BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its id, business, type and heading flag cannot change'); END;
+   BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its business, type and heading flag cannot change'); END;
 
 CREATE TRIGGER period_locks_forward_only BEFORE INSERT ON period_locks
    WHEN EXISTS (SELECT 1 FROM period_locks WHERE business_id = NEW.business_id AND locked_through >= NEW.locked_through)

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from './app.js';
+import { buildApp, type DaybookApp } from './app.js';
 import { standardJobs, startJobPool } from '../jobs/pool.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyViolation } from './http/reply-check.js';
@@ -10,8 +10,10 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
+import { acquireServerLock } from './db/server-lock.js';
 import { errorBody } from './errors.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
+import { ensureCursorSecret } from './books/paging.js';
 import { createLogger, type Logger } from './log.js';
 
 export interface RunningServer {
@@ -36,31 +38,45 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  const releaseLock = acquireServerLock(config.db);
+  try {
+    return await serve(config, options, clock, log, releaseLock);
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+async function serve(config: Config, options: StartOptions, clock: Clock, log: Logger, releaseLock: () => void): Promise<RunningServer> {
   await migrateLatest(config.db);
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
-  const released = releaseAbandonedClaims(db);
-  if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
-  const app = buildApp({
-    db,
-    clock,
-    config,
-    log,
-    ...(options.operations ? { operations: options.operations } : {}),
-    ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
-  });
-  const server: Server = createServer(app.callback());
-  server.on('clientError', answerMalformedRequest);
-  answerHalfClosedClients(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  let app: DaybookApp | undefined;
+  let server: Server;
+  try {
+    const released = releaseAbandonedClaims(db);
+    if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
+    ensureCursorSecret(db, clock);
+    app = buildApp({
+      db,
+      clock,
+      config,
+      log,
+      ...(options.operations ? { operations: options.operations } : {}),
+      ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
+    });
+    server = await listen(app, config);
+  } catch (error) {
+    app?.close();
+    db.close();
+    throw error;
+  }
   const pool = startJobPool(standardJobs(app.services), log);
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
   log.info({ url }, 'daybook listening');
   let closed = false;
+  const started = app;
   return {
     url,
     port,
@@ -74,11 +90,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         server.closeIdleConnections();
       });
       await pool.stop();
-      app.close();
+      started.close();
       db.close();
+      releaseLock();
       log.info('daybook stopped');
     },
   };
+}
+
+async function listen(app: DaybookApp, config: Config): Promise<Server> {
+  const server: Server = createServer(app.callback());
+  server.on('clientError', answerMalformedRequest);
+  answerHalfClosedClients(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  return server;
 }
 
 /**

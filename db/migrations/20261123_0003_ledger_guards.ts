@@ -7,16 +7,21 @@ import type { Knex } from 'knex';
  *    through applyPragmas) the row a REPLACE removes fires no DELETE trigger, so REPLACE could
  *    rewrite a posted entry, line or audit row, or swap a ledger account for one of another
  *    type. A BEFORE INSERT trigger runs before the conflict is resolved, whatever the pragmas,
- *    so each refuses a row whose key (primary or UNIQUE) exists. A plain duplicate therefore
- *    fails with the trigger's message rather than SQLite's UNIQUE one.
+ *    so each refuses a row whose key exists: the primary key and every UNIQUE constraint or
+ *    index, partial ones included, since REPLACE deletes the row that holds any of them. A
+ *    plain duplicate therefore fails with the trigger's message rather than SQLite's UNIQUE
+ *    one. test/db/ledger-guards.test.ts collides on each unique index it finds, so a new one
+ *    without its clause here fails that test.
  *    An auto-assigned INTEGER PRIMARY KEY is -1 in a BEFORE INSERT trigger; no stored row has
  *    that id, so ordinary inserts pass.
  * 2. Period locks: a closed period is never reopened, so a lock row is permanent and a new
  *    lock must lie after the business's latest one (lockPeriod checks first and answers
  *    conflict; the trigger is the backstop).
- * 3. A ledger account that lines post to keeps its type, heading flag, business and id: a
- *    change would silently move every past posting to another side of every report.
- *    Renaming, recoding, moving and archiving stay allowed.
+ * 3. A ledger account never changes its id, posted or not: UPDATE OR REPLACE onto another
+ *    account's id deletes that account and leaves its postings pointing at this one, and the
+ *    guards on the other unique keys never see it. One that lines post to also keeps its
+ *    type, heading flag and business: a change would silently move every past posting to
+ *    another side of every report. Renaming, recoding, moving and archiving stay allowed.
  */
 
 const refuseExisting = (table: string, key: string, reason: string) =>
@@ -25,7 +30,13 @@ const refuseExisting = (table: string, key: string, reason: string) =>
    BEGIN SELECT RAISE(ABORT, '${reason}'); END`;
 
 export const statements: string[] = [
-  refuseExisting('journal_entries', 'id = NEW.id', 'journal_entries rows are immutable: an entry with this id exists and cannot be replaced'),
+  // journal_entries_reversal is partial (reverses_entry_id IS NOT NULL): a REPLACE colliding on
+  // it would delete the posted reversal and orphan its lines.
+  refuseExisting(
+    'journal_entries',
+    'id = NEW.id OR (NEW.reverses_entry_id IS NOT NULL AND reverses_entry_id = NEW.reverses_entry_id)',
+    'journal_entries rows are immutable: an entry with this id, or a reversal of the same entry, exists and cannot be replaced',
+  ),
   refuseExisting(
     'journal_lines',
     'id = NEW.id OR (entry_id = NEW.entry_id AND line_no = NEW.line_no)',
@@ -52,10 +63,16 @@ export const statements: string[] = [
   `CREATE TRIGGER period_locks_no_delete BEFORE DELETE ON period_locks
    BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a closed period is never reopened'); END`,
 
-  `CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF id, business_id, type, is_heading ON ledger_accounts
-   WHEN (NEW.id IS NOT OLD.id OR NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
+  // Every account, posted or not: an UPDATE OR REPLACE onto a posted account's id is run on an
+  // account with no postings, which ledger_accounts_posted_fixed rightly lets change.
+  // Children's parent_id would be stranded by a rename too.
+  `CREATE TRIGGER ledger_accounts_id_fixed BEFORE UPDATE OF id ON ledger_accounts
+   WHEN NEW.id IS NOT OLD.id
+   BEGIN SELECT RAISE(ABORT, 'ledger_accounts ids never change: journal lines and child accounts refer to an account by its id'); END`,
+  `CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF business_id, type, is_heading ON ledger_accounts
+   WHEN (NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
      AND EXISTS (SELECT 1 FROM journal_lines WHERE ledger_account_id = OLD.id)
-   BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its id, business, type and heading flag cannot change'); END`,
+   BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its business, type and heading flag cannot change'); END`,
 ];
 
 export async function up(knex: Knex): Promise<void> {

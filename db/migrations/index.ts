@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initial from './20261122_0001_initial.js';
 import * as tenants from './20261123_0002_tenants.js';
 import * as ledgerGuards from './20261123_0003_ledger_guards.js';
+import * as pagedLists from './20261123_0004_paged_lists.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -25,4 +26,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261122_0001_initial', module: initial },
   { name: '20261123_0002_tenants', module: tenants },
   { name: '20261123_0003_ledger_guards', module: ledgerGuards },
+  { name: '20261123_0004_paged_lists', module: pagedLists },
 ];

@@ -28,3 +28,12 @@ export function resolveBusiness(db: Db, principal: Principal, entityId: string |
   throw validationFailed('entityId', 'required when the key can reach more than one business');
 }
 
+
+/**
+ * Whether a single row of business `businessId` is the key's to see. A row the key cannot
+ * reach answers not_found, exactly like one that does not exist (spec, Endpoints).
+ */
+export function canReach(db: Db, principal: Principal, businessId: string): boolean {
+  if (principal.businessIds && !principal.businessIds.includes(businessId)) return false;
+  return findBusiness(db, businessId)?.tenantId === principal.tenant.id;
+}

@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { assertName } from '../names.js';
-import { one, run } from '../db/statements.js';
+import { assertName, foldName } from '../names.js';
+import { int, one, run } from '../db/statements.js';
 import type { Currency } from '../money.js';
+import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
 import { type Actor, recordAudit } from './audit.js';
 import { newId } from './ids.js';
 
@@ -21,11 +22,6 @@ export interface NewCustomer {
   remindersEnabled?: boolean;
 }
 
-/** Names match case-insensitively (Unicode-aware), so the comparison key is stored beside the name. */
-export function customerNameKey(name: string): string {
-  return name.normalize('NFC').toLocaleLowerCase('en-US');
-}
-
 /**
  * Creates a customer, or returns the existing non-archived one of the same name (compared
  * case-insensitively) unchanged, ignoring every other field sent. Either way the request is
@@ -34,7 +30,7 @@ export function customerNameKey(name: string): string {
 export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantId: string, input: NewCustomer): { id: string; created: boolean } {
   assertInTransaction(db, 'findOrCreateCustomer');
   assertName('name', input.name);
-  const nameKey = customerNameKey(input.name);
+  const nameKey = foldName(input.name);
   const existing = one<{ id: string }>(
     db,
     'SELECT id FROM customers WHERE tenant_id = ? AND name_key = ? AND archived = 0 ORDER BY created_at, id LIMIT 1',
@@ -70,4 +66,34 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantI
   );
   recordAudit(db, clock, actor, { tenantId, action: 'customer.create', subjectType: 'customer', subjectId: id, detail: { name: input.name } });
   return { id, created: true };
+}
+
+/** A customer as the API lists it. */
+export interface CustomerSummary {
+  id: string;
+  name: string;
+  email: string | null;
+  currency: Currency;
+  paymentTermsDays: number | null;
+}
+
+interface CustomerRow {
+  id: string;
+  name: string;
+  name_key: string;
+  email: string | null;
+  currency: Currency;
+  payment_terms_days: bigint | null;
+}
+
+const CUSTOMER_LIST = { list: 'customers', table: 'customers', columns: 'id, name, name_key, email, currency, payment_terms_days' } as const;
+
+/** A tenant's customers by name (case-folded), then id; archived ones only when asked. */
+export function listCustomers(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<CustomerSummary> {
+  const page = pageByName<CustomerRow>(db, CUSTOMER_LIST, tenantId, filters, request);
+  return { rows: page.rows.map(toCustomerSummary), nextCursor: page.nextCursor };
+}
+
+function toCustomerSummary(row: CustomerRow): CustomerSummary {
+  return { id: row.id, name: row.name, email: row.email, currency: row.currency, paymentTermsDays: int(row.payment_terms_days) };
 }

@@ -82,8 +82,20 @@ export async function runAwaitingWrite<R extends Reply, P>(
       return { replayed: false, reply, answer };
     });
   } catch (error) {
-    if (claim) releaseClaim(db, claim);
+    if (claim) releaseQuietly(db, claim);
     throw error;
+  }
+}
+
+/**
+ * Frees the key after a failed write. If even that fails (the disk is gone), the write's own
+ * error is the one to report; the claim stays until start-up frees it.
+ */
+function releaseQuietly(db: Db, claim: IdempotencyClaim): void {
+  try {
+    releaseClaim(db, claim);
+  } catch {
+    // Nothing more to do here: releaseAbandonedClaims frees it at the next start.
   }
 }
 

@@ -3,6 +3,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
 import { loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
+import { assertNotServed } from '../db/server-lock.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
 import { UsageError } from './errors.js';
@@ -23,6 +24,8 @@ function removeDatabaseFiles(path: string): void {
  */
 function freshDemoPath(dbOption: string | undefined): string {
   if (dbOption === undefined) {
+    // Never pull the books from under a demo that is still running.
+    assertNotServed(DEMO_DB_PATH);
     removeDatabaseFiles(DEMO_DB_PATH);
     return DEMO_DB_PATH;
   }

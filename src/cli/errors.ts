@@ -1,6 +1,8 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { ServerLockError } from '../db/server-lock.js';
 import { ApiError } from '../errors.js';
+import { UNSAFE_TO_SHOW } from '../names.js';
 
 /** Exit codes of the `daybook` command. */
 export const EXIT_OK = 0;
@@ -21,16 +23,23 @@ function commanderMessage(error: CommanderError, helpOnError: string): string {
   return error.message.replace(/^error: /, '');
 }
 
+/** What the operator can act on: wrong arguments, a refusal from the books, a bad setting, a server already running. */
 function isBadArguments(error: unknown): boolean {
-  return error instanceof CommanderError || error instanceof UsageError || error instanceof ApiError || error instanceof ConfigError;
+  return (
+    error instanceof CommanderError ||
+    error instanceof UsageError ||
+    error instanceof ApiError ||
+    error instanceof ConfigError ||
+    error instanceof ServerLockError
+  );
 }
 
-/** One line, and no raw control characters (a value echoed back could hold terminal escapes). */
+/** One line, and nothing that acts on a terminal: a value echoed back could hold escapes (src/names.ts). */
 function oneLine(text: string): string {
   return text
     .replace(/\s*\n\s*/g, ' ')
     .trim()
-    .replace(/[\u0000-\u001f\u007f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    .replace(UNSAFE_TO_SHOW, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`);
 }
 
 export interface Failure {

@@ -6,13 +6,16 @@ import type { AppContext, AppMiddleware } from './context.js';
 export const MAX_BODY_BYTES = 1_048_576;
 
 /**
- * Reads the body as text (decompressed, within the byte limit) and leaves the JSON to
- * parseJsonObject: koa-body's own JSON parser refuses any body holding a "__proto__" key
- * outright, so such a key could never be named as the unknown field it is.
+ * Reads the body's bytes (decompressed, within the byte limit) and leaves decoding and JSON to
+ * us: koa-body's own JSON parser refuses any body holding a "__proto__" key outright, so such a
+ * key could never be named as the unknown field it is; and its UTF-8 decoding replaces bad
+ * bytes silently, so a name could be stored other than the client sent it. latin1 maps each
+ * byte to one character and back, losing nothing.
  */
-const readText = koaBody({
+const readBytesAsLatin1 = koaBody({
   json: false,
   text: true,
+  encoding: 'latin1',
   textLimit: MAX_BODY_BYTES,
   textTypes: ['application/json'],
   urlencoded: false,
@@ -42,15 +45,26 @@ type RequestBody = AppContext['request']['body'];
 
 async function bodyText(ctx: AppContext): Promise<string> {
   try {
-    await readText(ctx, async () => {});
+    await readBytesAsLatin1(ctx, async () => {});
   } catch (thrown) {
     // A gzip/deflate/br body that does not decompress is the client's fault, not a 500.
     if (ctx.get('content-encoding') !== '' && isZlibError(thrown)) throw validationFailed('body', 'could not be decoded as its Content-Encoding says');
     throw thrown;
   }
-  const text: unknown = ctx.request.body;
-  if (typeof text !== 'string') throw new Error('bodyRules: the body reader returned no text for an application/json body');
-  return text;
+  const latin1: unknown = ctx.request.body;
+  if (typeof latin1 !== 'string') throw new Error('bodyRules: the body reader returned no text for an application/json body');
+  return strictUtf8(Buffer.from(latin1, 'latin1'));
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The bytes as UTF-8, refusing any byte sequence that is not (RFC 8259 requires UTF-8). */
+export function strictUtf8(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw validationFailed('body', 'must be valid UTF-8');
+  }
 }
 
 /**
@@ -64,7 +78,8 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text, withoutPrototype);
-  } catch {
+  } catch (error) {
+    if (error instanceof LoneSurrogate) throw validationFailed('body', 'must not contain unpaired surrogates (\\ud800 to \\udfff alone)');
     throw validationFailed('body', 'must be a JSON object');
   }
   if (!isPlainObject(parsed)) throw validationFailed('body', 'must be a JSON object');
@@ -72,8 +87,14 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return parsed;
 }
 
-/** JSON.parse reviver: hands the validator objects that inherit nothing. */
-function withoutPrototype(_key: string, value: unknown): unknown {
+/** A lone surrogate (`"\\ud800"`) is valid JSON but no character: stored, it would come back as another. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+class LoneSurrogate extends Error {}
+
+/** JSON.parse reviver: hands the validator objects that inherit nothing, and text that is real Unicode. */
+function withoutPrototype(key: string, value: unknown): unknown {
+  if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) throw new LoneSurrogate();
   return isPlainObject(value) ? Object.setPrototypeOf(value, null) : value;
 }
 

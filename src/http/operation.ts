@@ -172,16 +172,54 @@ function assertWellDeclared(operation: Operation, seen: Set<string>): void {
     if (schema.additionalProperties !== false) throw new Error(`${where}: input schemas must refuse unknown fields`);
     precompile(schema);
   }
+  for (const [name, field] of Object.entries(operation.query.properties)) {
+    const problem = queryFieldProblem(field);
+    if (problem) throw new Error(`${where}: query parameter ${name} ${problem}`);
+  }
   const statuses = Object.keys(operation.responses);
   if (statuses.length === 0) throw new Error(`${where}: declares no response`);
   for (const status of statuses) {
     const response = operation.responses[Number(status)];
     if (!/^2[0-9][0-9]$/.test(status) || !response?.schema) throw new Error(`${where}: response ${status} needs a 2xx status and a schema`);
+    const loose = looseSchemaPath(response.schema, 'body');
+    if (loose) throw new Error(`${where}: response ${status} must say exactly what it holds, but ${loose}`);
     precompile(response.schema);
   }
   const names = [...operation.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   const declared = Object.keys(operation.params.properties);
   if (names.join() !== declared.join()) throw new Error(`${where}: path parameters ${names.join()} differ from schema ${declared.join()}`);
+}
+
+/** A query string holds text: a parameter is a string, an integer or number with both bounds, or a boolean. */
+function queryFieldProblem(field: TSchema): string | null {
+  if (field.type === 'string' || field.type === 'boolean') return null;
+  if (field.type === 'integer' || field.type === 'number') {
+    return typeof field.minimum === 'number' && typeof field.maximum === 'number' ? null : 'must declare its minimum and maximum';
+  }
+  return 'must be a string, a bounded integer or number, or a boolean';
+}
+
+/**
+ * Where a response schema would let an undeclared field or value through: an object that
+ * accepts unknown fields, or a schema with no type. Null when it says exactly what it holds.
+ */
+function looseSchemaPath(schema: TSchema, path: string): string | null {
+  if (Array.isArray(schema.anyOf)) {
+    for (const [index, branch] of (schema.anyOf as TSchema[]).entries()) {
+      const loose = looseSchemaPath(branch, `${path}.anyOf.${index}`);
+      if (loose) return loose;
+    }
+    return null;
+  }
+  if (schema.type === undefined) return `${path} has no type`;
+  if (schema.type === 'array') return looseSchemaPath(schema.items as TSchema, `${path}.items`);
+  if (schema.type !== 'object') return null;
+  if (schema.additionalProperties !== false) return `${path} accepts fields it does not declare`;
+  for (const [name, field] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const loose = looseSchemaPath(field, `${path}.${name}`);
+    if (loose) return loose;
+  }
+  return null;
 }
 
 function requirePermission(permission: Permission): AppMiddleware {
@@ -220,14 +258,32 @@ function checkInputs(operation: Operation): AppMiddleware {
   };
 }
 
+/**
+ * The query string, parsed strictly: each parameter at most once, and every name and value
+ * valid UTF-8 once percent-decoded (Node's own parser would put U+FFFD in place of bad bytes,
+ * so a search could quietly look for something else than the client sent).
+ */
 function singleValuedQuery(ctx: AppContext): Record<string, string> {
   // No prototype: a parameter named __proto__ must stay a field (and be refused), not vanish.
   const query: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [name, value] of Object.entries(ctx.query)) {
-    if (Array.isArray(value)) throw validationFailed(name, 'must be given at most once');
-    if (value !== undefined) query[name] = value;
+  if (ctx.querystring === '') return query;
+  for (const pair of ctx.querystring.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeQueryPart(equals < 0 ? pair : pair.slice(0, equals), 'query');
+    const value = decodeQueryPart(equals < 0 ? '' : pair.slice(equals + 1), name);
+    if (Object.hasOwn(query, name)) throw validationFailed(name, 'must be given at most once');
+    query[name] = value;
   }
   return query;
+}
+
+function decodeQueryPart(encoded: string, field: string): string {
+  try {
+    return decodeURIComponent(encoded.replace(/\+/g, ' '));
+  } catch {
+    throw validationFailed(field, 'is not valid percent-encoded UTF-8');
+  }
 }
 
 function checkedInputs(ctx: AppContext): CheckedInputs {

@@ -61,10 +61,17 @@ export function coerceQuery(schema: TObject, query: Record<string, string>): Rec
   return coerced;
 }
 
-const QUERY_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+const QUERY_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const QUERY_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
+/**
+ * Integers and numbers keep their exact text form (no `+`, leading zeros, exponent or hex).
+ * A value beyond the safe range still converts, to a number past the declared maximum, so
+ * its message names the limit rather than the type. `-0` is 0.
+ */
 function fromQueryText(field: TSchema, text: string): unknown {
-  if (field.type === 'integer' && QUERY_INTEGER.test(text)) return Number(text);
+  if (field.type === 'integer' && QUERY_INTEGER.test(text)) return Number(text) || 0;
+  if (field.type === 'number' && QUERY_NUMBER.test(text)) return Number(text) || 0;
   if (field.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
   return text;
 }
@@ -74,17 +81,28 @@ function fromQueryText(field: TSchema, text: string): unknown {
  * stored in lower case, so every uuid-format field is lowered once, here, after validation.
  */
 function lowercaseUuids(schema: TSchema, value: unknown): unknown {
+  if (Array.isArray(schema.anyOf)) {
+    const branch = (schema.anyOf as TSchema[]).find((candidate) => candidate.type === jsonType(value));
+    return branch ? lowercaseUuids(branch, value) : value;
+  }
   if (schema.format === 'uuid' && typeof value === 'string') return value.toLowerCase();
   if (Array.isArray(value) && schema.items) return value.map((item) => lowercaseUuids(schema.items as TSchema, item));
   if (value && typeof value === 'object' && schema.properties) {
     const properties = schema.properties as Record<string, TSchema>;
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
-      out[name] = properties[name] ? lowercaseUuids(properties[name], field) : field;
+      out[name] = Object.hasOwn(properties, name) ? lowercaseUuids(properties[name]!, field) : field;
     }
     return out;
   }
   return value;
+}
+
+/** The JSON Schema type of a parsed JSON value (integers as "integer" only when a branch asks). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
 }
 
 function errorFrom(errors: ErrorObject[], source: Source): ApiError {

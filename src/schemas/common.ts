@@ -9,8 +9,12 @@ import { MAX_NAME_CHARS, NAME_PATTERN, NAME_RULE } from '../names.js';
  * validation_failed message uses when a pattern does not match.
  */
 
-/** An object that refuses fields it does not define (spec rule 5). */
-export function Strict<T extends TProperties>(properties: T, options: { description?: string; $id?: string } = {}): TObject<T> {
+/**
+ * An object that refuses fields it does not define (spec rule 5). A `title` names a schema
+ * the published contract shows as a reusable component (Money, Customer, ...); not `$id`,
+ * which ajv would treat as an identity to resolve and refuse to meet twice.
+ */
+export function Strict<T extends TProperties>(properties: T, options: { description?: string; title?: string } = {}): TObject<T> {
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
@@ -55,7 +59,7 @@ export const Money = Strict(
     formatted: Type.String({ description: 'display text; must not be parsed' }),
     currency: CurrencyCode,
   },
-  { $id: 'Money' },
+  { title: 'Money' },
 );
 
 /** Report figures only (a net loss, a contra balance): the one place cents may be negative, written `-123`. */
@@ -65,7 +69,7 @@ export const SignedMoney = Strict(
     formatted: Type.String({ description: 'display text; must not be parsed' }),
     currency: CurrencyCode,
   },
-  { $id: 'SignedMoney' },
+  { title: 'SignedMoney' },
 );
 
 export const ErrorBody = Strict(
@@ -76,12 +80,23 @@ export const ErrorBody = Strict(
       requestId: Type.String(),
     }),
   },
-  { $id: 'Error' },
+  { title: 'Error' },
 );
 
 /** Page size for cursor-paged lists and the review queue: 1 to 100 (spec Limits). */
 export const DEFAULT_PAGE_SIZE = 50;
 export const LimitParam = Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'page size, 1 to 100, default 50' });
+
+/** The opaque cursor a list returned as nextCursor. */
+export const CursorParam = Type.String({ minLength: 1, maxLength: 1000, description: 'nextCursor from the previous page, passed back unchanged' });
+
+/** Free-text search: matched anywhere, case-insensitively; `%` and `_` are wildcards. */
+export const SearchParam = Text(200, { description: 'matched anywhere, case-insensitively; % and _ are wildcards' });
+
+/** A value that is always present and may be null (the spec's "string or null"). */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
 
 /** `true` or `false` in a query string, read as a boolean. */
 export const BooleanParam = Type.Boolean({ description: 'true or false' });

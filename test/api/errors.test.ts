@@ -5,10 +5,9 @@ import { systemAccountId } from '../../src/books/chart.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { postEntry, withPostingFields } from '../../src/books/ledger.js';
 import { lockPeriod } from '../../src/books/periods.js';
-import { operations } from '../../src/api/v1/index.js';
 import { defineWrite } from '../../src/http/operation.js';
 import { IsoDate, Strict, Uuid } from '../../src/schemas/common.js';
-import { auditProbe } from '../support/probes.js';
+import { auditProbe, publishedWith } from '../support/probes.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildApiTenant, countRows, expectError, rateLimitHeaders, setTenant, type ApiTenant } from '../support/api.js';
 import { TEST_ACTOR } from '../support/factories.js';
@@ -95,7 +94,7 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
   let app: TestApp;
   let tenant: ApiTenant;
   before(async () => {
-    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: [...operations, postProbe, faultProbe, refusalProbe] });
+    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: publishedWith([postProbe, faultProbe, refusalProbe]) });
     tenant = buildApiTenant(app, { plan: 'large' });
   });
   after(async () => {
@@ -109,7 +108,7 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
   describe('internal_error (500)', () => {
     it('answers a fault with the error body, no internals, the request id, and the ratelimit headers; nothing is written', async () => {
       failures.remaining = 1;
-      const res = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Fault Co' });
+      const res = await app.allowingFaults(() => app.post('/api/v1/probe/fault', tenant.key, { name: 'Fault Co' }));
       expectError(res, 500, 'internal_error');
       expect(res.text).not.to.contain('disk on fire');
       expect(res.text).not.to.contain('/var/lib');
@@ -121,11 +120,11 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
     it('lets a client retry after a 500 with the same Idempotency-Key: the write runs once (idempotency rule 4)', async () => {
       failures.remaining = 1;
       const headers = { 'idempotency-key': 'retry-after-fault' };
-      const first = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers);
+      const first = await app.allowingFaults(() => app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers));
       expectError(first, 500, 'internal_error');
       expect(customersNamed('Retry Co')).to.equal(0);
 
-      const second = await app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers);
+      const second = await app.allowingFaults(() => app.post('/api/v1/probe/fault', tenant.key, { name: 'Retry Co' }, headers));
       expect(second.status, second.text).to.equal(201);
       expect(second.headers['idempotent-replayed']).to.equal(undefined);
 
@@ -137,7 +136,7 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
     });
 
     it('rolls back a write whose handler answers a refusal instead of throwing it (500, nothing written, nothing stored)', async () => {
-      const res = await app.post('/api/v1/probe/returned-refusal', tenant.key, { name: 'Returned Co' }, { 'idempotency-key': 'returned' });
+      const res = await app.allowingFaults(() => app.post('/api/v1/probe/returned-refusal', tenant.key, { name: 'Returned Co' }, { 'idempotency-key': 'returned' }));
       expectError(res, 500, 'internal_error');
       expect(customersNamed('Returned Co')).to.equal(0);
       expect(countRows(app.db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'returned'")).to.equal(0);

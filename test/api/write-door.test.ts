@@ -3,7 +3,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { operations } from '../../src/api/v1/index.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { newId } from '../../src/books/ids.js';
 import { type Db, openDb } from '../../src/db/connection.js';
@@ -15,7 +14,7 @@ import { sendRequest, startTestApp, type TestApp } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid } from '../support/api.js';
 import { freshDb } from '../support/db.js';
 import { buildBusiness, buildKey, buildTenant, testClock } from '../support/factories.js';
-import { type AwaitingProbeLog, awaitingProbe } from '../support/probes.js';
+import { type AwaitingProbeLog, awaitingProbe, publishedWith } from '../support/probes.js';
 
 /**
  * The write door (src/books/write-door.ts) as the pipeline runs it for every POST: the
@@ -94,7 +93,7 @@ describe('The write door (every POST)', () => {
   const probeLog: AwaitingProbeLog = { prepared: 0, worked: 0, afterCommits: 0 };
 
   before(async () => {
-    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: [...operations, forgetfulProbe, pathProbe, awaitingProbe(gate.wait, probeLog)] });
+    app = await startTestApp('2026-03-15T12:00:00.000Z', { operations: publishedWith([forgetfulProbe, pathProbe, awaitingProbe(gate.wait, probeLog)]) });
     tenant = buildApiTenant(app, { plan: 'large' });
   });
   after(async () => {
@@ -115,7 +114,7 @@ describe('The write door (every POST)', () => {
   describe('audit inside the door', () => {
     it('refuses to commit a write that appended no audit row under the key (500 internal_error, nothing written)', async () => {
       const before = auditRows();
-      const res = await app.post('/api/v1/probe/forgetful', tenant.key, { name: 'Unaudited Co' }, keyed('forgetful'));
+      const res = await app.allowingFaults(() => app.post('/api/v1/probe/forgetful', tenant.key, { name: 'Unaudited Co' }, keyed('forgetful')));
       expectError(res, 500, 'internal_error');
       expect(customersNamed('Unaudited Co')).to.equal(0);
       expect(auditRows()).to.equal(before);
@@ -163,7 +162,7 @@ describe('The write door (every POST)', () => {
       app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_insert BEFORE INSERT ON main.idempotency_records
         BEGIN SELECT RAISE(ABORT, 'injected: the idempotency record cannot be stored'); END`);
       const before = auditRows();
-      const res = await app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored'));
+      const res = await app.allowingFaults(() => app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored')));
       expectError(res, 500, 'internal_error');
       expect(customersNamed('Unstored Co')).to.equal(0);
       expect(auditRows()).to.equal(before);
@@ -178,7 +177,7 @@ describe('The write door (every POST)', () => {
     it('rolls an awaiting write back when its claim cannot be completed, and frees the key', async () => {
       app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_update BEFORE UPDATE ON main.idempotency_records
         BEGIN SELECT RAISE(ABORT, 'injected: the claim cannot be completed'); END`);
-      const res = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Uncompleted Co' }, keyed('uncompleted'));
+      const res = await app.allowingFaults(() => app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Uncompleted Co' }, keyed('uncompleted')));
       expectError(res, 500, 'internal_error');
       expect(customersNamed('Uncompleted Co')).to.equal(0);
       expect(records('uncompleted')).to.deep.equal([]);
@@ -263,10 +262,12 @@ describe('The write door across a crash', () => {
         waitFor(() => countRows(db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'crash-1' AND state = 'in_progress'") === 1),
       );
       expect(inProgress).to.equal(true);
+      const exited = new Promise((resolve) => child.process.once('exit', resolve));
       child.process.kill('SIGKILL');
       expect(await pending).to.be.instanceOf(Error);
+      await exited;
 
-      app = await startTestApp(undefined, { operations: [...operations, awaitingProbe(async () => {})], dbPath: path });
+      app = await startTestApp(undefined, { operations: publishedWith([awaitingProbe(async () => {})]), dbPath: path });
       expect(countRows(app.db, "SELECT count(*) FROM idempotency_records WHERE idempotency_key = 'crash-1'")).to.equal(0);
       const retry = await app.post('/api/v1/probe/awaiting', key.key, { name: 'Crash Co' }, { 'idempotency-key': 'crash-1' });
       expect(retry.status).to.equal(201);

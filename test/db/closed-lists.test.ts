@@ -8,7 +8,8 @@ import type { KeyAccess } from '../../src/books/keys.js';
 import { type Direction, type LineBasis, SOURCE_TYPES } from '../../src/books/ledger.js';
 import { PLAN_NAMES } from '../../src/books/plans.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
-import { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
+import { SERVER_SECRET_NAMES } from '../../src/books/paging.js';
+import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';
 import { CURRENCIES, FOREIGN_CURRENCIES } from '../../src/money.js';
 import { type TempDb, freshDb } from '../support/db.js';
@@ -46,6 +47,8 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'tenants.plan', code: 'PLAN_NAMES', values: PLAN_NAMES },
   { column: 'transactions.status', code: 'TRANSACTION_STATUSES', values: TRANSACTION_STATUSES },
   { column: 'transactions.source', code: 'TRANSACTION_SOURCES', values: TRANSACTION_SOURCES },
+  { column: 'transactions.direction', code: 'TRANSACTION_DIRECTIONS', values: TRANSACTION_DIRECTIONS },
+  { column: 'server_secrets.name', code: 'SERVER_SECRET_NAMES', values: SERVER_SECRET_NAMES },
   { column: 'invoices.status', code: 'INVOICE_STATUSES', values: INVOICE_STATUSES },
   { column: 'invoice_payments.method', code: 'PAYMENT_METHODS', values: PAYMENT_METHODS },
   // Unions without an array in code: the list here is checked against the type by tsc.
@@ -61,7 +64,6 @@ const CLOSED_LISTS: ClosedList[] = [
 
 /** CHECK lists no code names yet; the next feature that uses one adds its constant above. */
 const NO_CODE_LIST_YET = [
-  'transactions.direction',
   'today_signals.severity',
   'idempotency_records.state',
   'email_outbox.kind',

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
 import { newId } from '../../src/books/ids.js';
+import { reverseEntry } from '../../src/books/ledger.js';
 import { lockPeriod, lockedThrough } from '../../src/books/periods.js';
 import type { FixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
@@ -14,7 +15,7 @@ import { TEST_ACTOR, accountIdByName, accountIdByRole, buildBusiness, testClock,
  * connection that never ran our pragmas: the sqlite3 shell, a script, a backup tool.
  */
 
-function refusal(work: () => unknown): string {
+function refusal(work: () => unknown, what = 'the statement'): string {
   try {
     work();
   } catch (error) {
@@ -22,12 +23,14 @@ function refusal(work: () => unknown): string {
     expect((error as { code?: string }).code).to.equal('SQLITE_CONSTRAINT_TRIGGER');
     return (error as Error).message;
   }
-  return expect.fail('expected the database to refuse the statement');
+  return expect.fail(`expected the database to refuse ${what}`);
 }
 
 function rows(db: Db, table: string): unknown[] {
   return db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
 }
+
+const idsNeverChange = 'ledger_accounts ids never change: journal lines and child accounts refer to an account by its id';
 
 describe('ledger guards (migration 20261123_0003)', () => {
   let temp: TempDb;
@@ -107,7 +110,9 @@ describe('ledger guards (migration 20261123_0003)', () => {
           )
           .run(entryId, business.id),
       );
-      expect(message).to.equal('journal_entries rows are immutable: an entry with this id exists and cannot be replaced');
+      expect(message).to.equal(
+        'journal_entries rows are immutable: an entry with this id, or a reversal of the same entry, exists and cannot be replaced',
+      );
       expect(rows(db, 'journal_entries')).to.deep.equal(before);
     });
 
@@ -185,6 +190,178 @@ describe('ledger guards (migration 20261123_0003)', () => {
     });
   });
 
+  describe('a ledger account’s id', () => {
+    // Each test gets its own business: before this guard, a breach deleted the bank account.
+    let owner: Business;
+    beforeEach(() => {
+      ({ business: owner } = postedBusiness());
+    });
+
+    it('refuses UPDATE OR REPLACE that moves an account onto a posted account’s id (it would delete the posted account under its postings)', () => {
+      const before = rows(db, 'ledger_accounts');
+      const linesBefore = rows(db, 'journal_lines');
+      const bank = accountIdByRole(db, owner.id, 'bank');
+      // Meals has no postings, so no guard on posted accounts looks at it.
+      const meals = accountIdByName(db, owner.id, 'Meals');
+      expect(refusal(() => raw.prepare('UPDATE OR REPLACE ledger_accounts SET id = ? WHERE id = ?').run(bank, meals))).to.equal(idsNeverChange);
+      expect(rows(db, 'ledger_accounts')).to.deep.equal(before);
+      expect(rows(db, 'journal_lines')).to.deep.equal(linesBefore);
+    });
+
+    it('refuses any change of a ledger account’s id, posted or not (ids are never renamed)', () => {
+      const before = rows(db, 'ledger_accounts');
+      const accounts = {
+        'Meals, which has no postings': accountIdByName(db, owner.id, 'Meals'),
+        'the posted bank account': accountIdByRole(db, owner.id, 'bank'),
+      };
+      for (const [which, account] of Object.entries(accounts)) {
+        const rename = () => raw.prepare('UPDATE ledger_accounts SET id = ? WHERE id = ?').run(newId(), account);
+        expect(refusal(rename, `a new id for ${which}`), which).to.equal(idsNeverChange);
+      }
+      expect(rows(db, 'ledger_accounts')).to.deep.equal(before);
+      // Only a change is refused: an UPDATE that writes every column back, id included, still runs.
+      const meals = accountIdByName(db, owner.id, 'Meals');
+      raw.prepare("UPDATE ledger_accounts SET id = id, name = 'Meals and entertainment' WHERE id = ?").run(meals);
+      expect(db.prepare('SELECT name FROM ledger_accounts WHERE id = ?').get(meals)).to.deep.equal({ name: 'Meals and entertainment' });
+    });
+  });
+
+  describe('INSERT OR REPLACE colliding on any one unique key of a guarded table', () => {
+    /**
+     * REPLACE deletes whichever row holds any unique key of the new one, so each guard must
+     * look at every key: the primary key, each UNIQUE constraint, each unique index, partial
+     * ones included. The keys are read from the schema rather than listed here, so an index
+     * added later is tested the day it lands. For each table: which rows are posted (the ones
+     * a forger would want gone), and a column the forgery changes, so that a replaced row
+     * could not pass for the original.
+     */
+    const guarded: Record<string, { posted: string; forge: Record<string, unknown> }> = {
+      journal_entries: { posted: 'TRUE', forge: { memo: 'forged' } },
+      journal_lines: { posted: 'TRUE', forge: { amount_cents: 999_999 } },
+      audit_log: { posted: 'TRUE', forge: { action: 'forged' } },
+      ledger_accounts: { posted: 'id IN (SELECT ledger_account_id FROM journal_lines)', forge: { type: 'expense' } },
+      period_locks: { posted: 'TRUE', forge: { locked_through: '2099-12-31' } },
+    };
+
+    interface Column {
+      name: string;
+      type: string;
+      notnull: number;
+      pk: number;
+    }
+    interface UniqueKey {
+      name: string;
+      columns: string[];
+      /** A partial index's WHERE clause: only rows it admits can collide. */
+      where: string | null;
+      /** An INTEGER PRIMARY KEY: the rowid itself, with no entry in index_list. */
+      rowid: boolean;
+    }
+
+    const columnsOf = (table: string) => raw.pragma(`table_info(${table})`) as Column[];
+
+    function uniqueKeys(table: string): UniqueKey[] {
+      const indexes = raw.pragma(`index_list(${table})`) as { name: string; unique: number; origin: string; partial: number }[];
+      const keys = indexes
+        .filter((index) => index.unique === 1)
+        .map((index) => {
+          const parts = (raw.pragma(`index_info(${index.name})`) as { seqno: number; name: string | null }[]).sort((a, b) => a.seqno - b.seqno);
+          expect(
+            parts.every((part) => part.name !== null),
+            `${index.name} is on an expression: teach this test to collide on it`,
+          ).to.equal(true);
+          let where: string | null = null;
+          if (index.partial === 1) {
+            const { sql } = raw.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(index.name) as { sql: string };
+            where = /\sWHERE\s([\s\S]+)$/i.exec(sql)?.[1] ?? expect.fail(`no WHERE clause in partial index ${index.name}`);
+          }
+          return { name: index.name, columns: parts.map((part) => part.name as string), where, rowid: false };
+        });
+      // Any primary key but an INTEGER one has an index (origin 'pk'); that one is the rowid.
+      if (!indexes.some((index) => index.origin === 'pk')) {
+        const pk = columnsOf(table)
+          .filter((column) => column.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((column) => column.name);
+        expect(pk, `${table} has no declared primary key; its hidden rowid needs a guard too`).to.not.have.lengthOf(0);
+        keys.unshift({ name: `${table} primary key (the rowid)`, columns: pk, where: null, rowid: true });
+      }
+      return keys;
+    }
+
+    /** Whether inserting `row` would collide with a stored row on `key`. */
+    function collides(table: string, key: UniqueKey, row: Record<string, unknown>): boolean {
+      // NULLs are distinct in a unique index: a key with a NULL never collides.
+      if (key.columns.some((column) => row[column] === null)) return false;
+      const names = Object.keys(row);
+      const candidate = `SELECT ${names.map((name) => `? AS "${name}"`).join(', ')}`;
+      const values = names.map((name) => row[name]);
+      if (key.where !== null && !raw.prepare(`SELECT 1 FROM (${candidate}) WHERE ${key.where}`).get(...values)) return false;
+      const match = key.columns.map((column) => `"${column}" = ?`).join(' AND ');
+      const stored = raw.prepare(`SELECT 1 FROM ${table} WHERE (${key.where ?? 'TRUE'}) AND ${match}`);
+      return stored.get(...key.columns.map((column) => row[column])) !== undefined;
+    }
+
+    let forged = 0;
+    /** A value that collides with nothing stored in this column. */
+    function freshValue(table: string, column: Column, rowidKey: boolean): unknown {
+      // NULL never collides; for the rowid it means "assign the next one".
+      if (rowidKey || (column.notnull === 0 && column.pk === 0)) return null;
+      if (/INT/i.test(column.type)) {
+        const { top } = raw.prepare(`SELECT coalesce(max("${column.name}"), 0) AS top FROM ${table}`).get() as { top: number };
+        return top + 1;
+      }
+      forged += 1;
+      return `forged-${forged}`;
+    }
+
+    const snapshot = () => Object.fromEntries(Object.keys(guarded).map((table) => [table, rows(db, table)]));
+
+    before(() => {
+      // A posted entry, its posted reversal (the only rows in journal_entries_reversal) and a
+      // lock, so every key of every guarded table has a posted row to collide with.
+      const { business: owner, entryId: deposit } = postedBusiness();
+      reverseEntry(db, clock, TEST_ACTOR, deposit, '2026-03-11');
+      lockPeriod(db, clock, TEST_ACTOR, owner.id, '2026-01-31');
+    });
+
+    for (const [table, { posted, forge }] of Object.entries(guarded)) {
+      it(`refuses INSERT OR REPLACE into ${table} that collides with a posted row on any one of its unique keys`, () => {
+        const columns = columnsOf(table);
+        const keys = uniqueKeys(table);
+        for (const key of keys) {
+          const present = key.columns.map((column) => `"${column}" IS NOT NULL`).join(' AND ');
+          const victim = raw.prepare(`SELECT * FROM ${table} WHERE (${posted}) AND (${key.where ?? 'TRUE'}) AND ${present} ORDER BY rowid LIMIT 1`).get() as
+            | Record<string, unknown>
+            | undefined;
+          expect(victim, `no posted row of ${table} to collide with on ${key.name}`).to.not.equal(undefined);
+          // The victim's values on this key, fresh ones on every other key: a refusal then
+          // comes from this key's clause in the guard and no other.
+          const row: Record<string, unknown> = { ...victim, ...forge };
+          for (const other of keys) {
+            for (const name of other.columns) {
+              if (other === key || key.columns.includes(name)) continue;
+              const column = columns.find((candidate) => candidate.name === name) as Column;
+              row[name] = freshValue(table, column, other.rowid);
+            }
+          }
+          for (const other of keys) expect(collides(table, other, row), `${key.name}: the forged row collides on ${other.name}`).to.equal(other === key);
+
+          const before = snapshot();
+          const names = Object.keys(row);
+          const message = refusal(() =>
+            raw
+              .prepare(`INSERT OR REPLACE INTO ${table} (${names.map((name) => `"${name}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+              .run(...names.map((name) => row[name])),
+            `INSERT OR REPLACE into ${table} colliding on ${key.name}`,
+          );
+          expect(message, key.name).to.match(new RegExp(`^${table} rows .*cannot be replaced`));
+          expect(snapshot(), key.name).to.deep.equal(before);
+        }
+      });
+    }
+  });
+
   describe('period locks', () => {
     let locked: Business;
     const insertLock = (connection: Db, through: string, id: string = newId()) =>
@@ -260,7 +437,7 @@ describe('ledger guards (migration 20261123_0003)', () => {
   });
 
   describe('ledger accounts that lines post to', () => {
-    const refused = 'ledger account has postings: its id, business, type and heading flag cannot change';
+    const refused = 'ledger account has postings: its business, type and heading flag cannot change';
     let owner: Business;
     let bankId: string;
     before(() => {
@@ -277,7 +454,6 @@ describe('ledger guards (migration 20261123_0003)', () => {
         sql: "UPDATE ledger_accounts SET business_id = ?, code = '9999', system_role = NULL WHERE id = ?",
         params: () => [buildBusiness(db, clock, { tenantId: owner.tenantId }).id, bankId],
       },
-      { what: 'id', sql: 'UPDATE ledger_accounts SET id = ? WHERE id = ?', params: () => [newId(), bankId] },
     ];
     for (const { what, sql, params } of changes) {
       it(`refuses a change of ${what} of an account that journal lines reference`, () => {

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
-import { recordViolation } from './replies.js';
+import { checkReply, recordViolation } from './replies.js';
 
 export interface TestResponse {
   status: number;
@@ -35,6 +35,8 @@ export interface TestApp {
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   get(path: string, key?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
   post(path: string, key: string | null, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /** Runs `work`, whose requests provoke a 500 on purpose (the test asserts it). */
+  allowingFaults<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,7 @@ export interface TestApp {
  */
 export interface TestAppOptions {
   operations?: readonly Operation[];
-  /** Where reply violations go; by default the suite-wide record that fails the current test. */
+  /** Where reply violations go; by default the suite-wide record that request() checks. */
   onReplyViolation?: (violation: ReplyViolation) => void;
   /** Serve an existing books file (the caller owns it and removes it) instead of a fresh one. */
   dbPath?: string;
@@ -61,7 +63,12 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     onReplyViolation: options.onReplyViolation ?? recordViolation,
     ...(options.operations ? { operations: options.operations } : {}),
   });
-  const request = (method: string, path: string, options: RequestOptions = {}) => sendRequest(server.url, method, path, options);
+  const expectations = { allowFault: false };
+  const request = async (method: string, path: string, options: RequestOptions = {}) => {
+    const res = await sendRequest(server.url, method, path, options);
+    checkReply(method, path, res, expectations);
+    return res;
+  };
   return {
     url: server.url,
     db: server.db,
@@ -70,6 +77,14 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     request,
     get: (path, key, headers) => request('GET', path, { key, headers }),
     post: (path, key, body, headers) => request('POST', path, { key, body, headers }),
+    async allowingFaults(work) {
+      expectations.allowFault = true;
+      try {
+        return await work();
+      } finally {
+        expectations.allowFault = false;
+      }
+    },
     async close() {
       await server.close();
       if (dir) rmSync(dir, { recursive: true, force: true });

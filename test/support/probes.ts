@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { recordAudit } from '../../src/books/audit.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
+import { operations } from '../../src/api/v1/index.js';
 import { ApiError } from '../../src/errors.js';
 import { defineWrite, type Operation, type WriteInput } from '../../src/http/operation.js';
 import { Strict, type TObject, Uuid } from '../../src/schemas/common.js';
@@ -53,4 +54,10 @@ export function awaitingProbe(gate: () => Promise<void>, log: AwaitingProbeLog =
       if (body.failAfterCommit) throw new Error('the mail server is down');
     },
   });
+}
+
+/** The published operations with probes in place of any that share their operation ids. */
+export function publishedWith(probes: readonly Operation[]): Operation[] {
+  const replaced = new Set(probes.map((probe) => probe.id));
+  return [...operations.filter((operation) => !replaced.has(operation.id)), ...probes];
 }

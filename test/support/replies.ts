@@ -1,9 +1,13 @@
 import type { ReplyViolation } from '../../src/http/reply-check.js';
+import { schemaProblem } from '../../src/http/validate.js';
+import { ErrorBody } from '../../src/schemas/common.js';
+import type { TestResponse } from './app.js';
 
 /**
  * Every app the tests start checks each reply against its operation's declared responses
- * (status, body schema, error codes) and reports here; the root hook in hooks.ts fails the
- * test during which a violation was reported. So every API test is also a contract test.
+ * (status, body schema, error codes) and reports here. The test app's request() then fails
+ * the very request that broke the contract (checkReply), so every API test is also a contract
+ * test; the root hook (hooks.ts) catches what arrived by other routes (raw sockets).
  */
 const reported: ReplyViolation[] = [];
 
@@ -18,4 +22,32 @@ export function takeViolations(): ReplyViolation[] {
 
 export function describeViolations(violations: readonly ReplyViolation[]): string {
   return violations.map((v) => `${v.operationId} answered ${v.status}: ${v.problem}`).join('\n');
+}
+
+export interface ReplyExpectations {
+  /** The test provokes a fault on purpose and asserts the 500 itself. */
+  allowFault: boolean;
+}
+
+/**
+ * What every /api/v1 answer must be, checked on each one a test receives: JSON, an error
+ * body of exactly the spec's shape carrying the x-request-id, no reported violation, and no
+ * 500 unless the test asked for one (a 500 is a bug unless a test provoked it).
+ */
+export function checkReply(method: string, path: string, res: TestResponse, expectations: ReplyExpectations): void {
+  const problems = describeViolations(takeViolations());
+  if (problems) throw new Error(`the reply broke the declared contract:\n${problems}`);
+  // A HEAD answer has no body to check.
+  if (!path.startsWith('/api/v1') || method === 'HEAD') return;
+  if (!/^application\/json; charset=utf-8$/.test(String(res.headers['content-type']))) {
+    throw new Error(`${path} answered ${res.status} with content-type ${String(res.headers['content-type'])}, not JSON`);
+  }
+  if (res.status >= 400) {
+    const problem = schemaProblem(ErrorBody, res.body);
+    if (problem) throw new Error(`${path} answered ${res.status} with a body that is not the error body: ${problem}`);
+    if (res.body.error.requestId !== res.headers['x-request-id']) throw new Error(`${path}: error.requestId differs from x-request-id`);
+  }
+  if (res.status === 500 && !expectations.allowFault) {
+    throw new Error(`${path} answered 500 internal_error, which no test asked for: a bug (body: ${res.text})`);
+  }
 }

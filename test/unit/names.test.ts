@@ -23,6 +23,15 @@ describe('names', () => {
     ['a bell character', 'Harbor\u0007', 'must not be blank or contain control characters'],
     ['an escape sequence', '\u001b[31mRed', 'must not be blank or contain control characters'],
     ['DEL', 'Harbor\u007f', 'must not be blank or contain control characters'],
+    ['a C1 control (CSI, which terminals act on)', 'Evil\u009b31mCo', 'must not be blank or contain control characters'],
+    ['a right-to-left override', 'Invoice\u202eFDP.exe', 'must not be blank or contain control characters'],
+    ['a bidirectional isolate', 'Name\u2067x\u2069', 'must not be blank or contain control characters'],
+    ['a line separator', 'Harbor\u2028Pine', 'must not be blank or contain control characters'],
+    ['a lone surrogate', 'Harbor\ud800', 'must not be blank or contain control characters'],
+    ['200 emoji (400 UTF-16 units, 200 characters)', '🍜'.repeat(200), null],
+    ['201 emoji', '🍜'.repeat(201), 'must be at most 200 characters'],
+    ['a joined emoji (zero-width joiner is allowed)', 'Family 👩‍👩‍👧', null],
+    ['right-to-left text without override marks', 'مخبز البحيرة', null],
   ];
 
   for (const [title, value, problem] of cases) {

@@ -79,6 +79,15 @@ describe('operation declarations (checked at start-up)', () => {
     ['a response without a schema', { responses: { 200: { description: 'ok' } } as never }, /needs a 2xx status and a schema/],
     ['an error status declared as a response', { responses: { 404: { description: 'gone', schema: Strict({}) } } }, /needs a 2xx status/],
     ['a GET without handle()', { handle: undefined as never }, /a GET needs handle\(\)/],
+    [
+      'a response object that accepts undeclared fields',
+      { responses: { 200: { description: 'ok', schema: Strict({ items: Type.Array(Type.Object({ id: Uuid })) }) } } },
+      /response 200 must say exactly what it holds, but body\.items\.items accepts fields it does not declare/,
+    ],
+    ['a response with an untyped value', { responses: { 200: { description: 'ok', schema: Strict({ anything: Type.Any() }) } } }, /body\.anything has no type/],
+    ['an object as a query parameter', { query: Strict({ filter: Type.Optional(Strict({ a: Type.String() })) }) }, /query parameter filter must be a string, a bounded integer/],
+    ['a union as a query parameter', { query: Strict({ when: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }) }, /query parameter when must be a string/],
+    ['an integer query parameter without bounds', { query: Strict({ page: Type.Optional(Type.Integer({ minimum: 1 })) }) }, /query parameter page must declare its minimum and maximum/],
   ];
   for (const [label, change, message] of broken) {
     it(`refuses to start with ${label}`, () => {

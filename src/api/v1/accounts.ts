@@ -12,7 +12,7 @@ export const AccountSchema = Strict(
     type: StringEnum(ACCOUNT_TYPES),
     path: Type.String({ description: 'full path through the chart, parent names joined by " > "' }),
   },
-  { $id: 'Account' },
+  { title: 'Account' },
 );
 
 export const listAccounts = defineRead({

@@ -3,7 +3,7 @@ import { reachableBusinesses } from '../../books/access.js';
 import { defineRead } from '../../http/operation.js';
 import { Strict, Uuid } from '../../schemas/common.js';
 
-export const BusinessSchema = Strict({ id: Uuid, name: Type.String() }, { $id: 'Business' });
+export const BusinessSchema = Strict({ id: Uuid, name: Type.String() }, { title: 'Business' });
 
 export const listBusinesses = defineRead({
   id: 'businesses.list',

@@ -1,7 +1,61 @@
 import { Type } from '@sinclair/typebox';
-import { findOrCreateCustomer } from '../../books/customers.js';
-import { defineWrite } from '../../http/operation.js';
-import { CurrencyCode, Name, Strict, Text, Uuid } from '../../schemas/common.js';
+import { findOrCreateCustomer, listCustomers as listTenantCustomers } from '../../books/customers.js';
+import { defineRead, defineWrite } from '../../http/operation.js';
+import {
+  BooleanParam,
+  CurrencyCode,
+  CursorParam,
+  DEFAULT_PAGE_SIZE,
+  LimitParam,
+  Name,
+  Nullable,
+  SearchParam,
+  Strict,
+  Text,
+  Uuid,
+} from '../../schemas/common.js';
+
+export const CustomerSchema = Strict(
+  {
+    id: Uuid,
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    currency: CurrencyCode,
+    paymentTermsDays: Nullable(Type.Integer()),
+  },
+  { title: 'Customer' },
+);
+
+export const listCustomers = defineRead({
+  id: 'customers.list',
+  method: 'GET',
+  path: '/customers',
+  permission: 'customers:read',
+  summary: 'List the customers of the account',
+  description:
+    'Customers belong to the account, not to a business: every key sees them all, a business-limited key included. Ordered by name (case-insensitive); cursor-paged.',
+  params: Strict({}),
+  query: Strict({
+    search: Type.Optional(SearchParam),
+    includeArchived: Type.Optional(BooleanParam),
+    cursor: Type.Optional(CursorParam),
+    limit: Type.Optional(LimitParam),
+  }),
+  body: Strict({}),
+  responses: {
+    200: { description: 'A page of customers', schema: Strict({ customers: Type.Array(CustomerSchema), nextCursor: Nullable(Type.String()) }) },
+  },
+  errors: [],
+  handle({ principal, services, query }) {
+    const page = listTenantCustomers(
+      services.db,
+      principal.tenant.id,
+      { search: query.search, includeArchived: query.includeArchived },
+      { cursor: query.cursor, limit: query.limit ?? DEFAULT_PAGE_SIZE },
+    );
+    return { status: 200, body: { customers: page.rows, nextCursor: page.nextCursor } };
+  },
+});
 
 export const CreateCustomerBody = Strict({
   name: Name(200),

@@ -1,7 +1,19 @@
 import type { Operation } from '../../http/operation.js';
 import { listAccounts } from './accounts.js';
 import { listBusinesses } from './businesses.js';
-import { createCustomer } from './customers.js';
+import { createCustomer, listCustomers } from './customers.js';
+import { createExpense } from './expenses.js';
+import { getTransaction, listTransactions } from './transactions.js';
+import { listVendors } from './vendors.js';
 
 /** Every operation served under /api/v1. */
-export const operations: readonly Operation[] = [listBusinesses, listAccounts, createCustomer];
+export const operations: readonly Operation[] = [
+  listBusinesses,
+  listAccounts,
+  listCustomers,
+  createCustomer,
+  listVendors,
+  listTransactions,
+  getTransaction,
+  createExpense,
+];

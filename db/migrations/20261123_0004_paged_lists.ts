@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+
+/**
+ * What the paged lists need: vendors get the case-folded name key customers already have
+ * (search is case-insensitive for any script), every paged query gets an index in its own
+ * order, and the books keep the secret that signs list cursors.
+ */
+
+/** The folding customers use (src/books/customers.ts), frozen here as this migration ran. */
+function nameKey(name: string): string {
+  return name.normalize('NFC').toLocaleLowerCase('en-US');
+}
+
+export const statements: string[] = [
+  "ALTER TABLE vendors ADD COLUMN name_key TEXT NOT NULL DEFAULT ''",
+  'CREATE INDEX vendors_tenant_name ON vendors(tenant_id, name_key, id)',
+  'DROP INDEX customers_tenant_name',
+  'CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key, id)',
+  // The register is newest first: date, then creation, then id. One index per filter that
+  // narrows it most (vendor, account, status) keeps each filtered page in that order too.
+  'DROP INDEX transactions_business_date',
+  'DROP INDEX transactions_vendor',
+  'CREATE INDEX transactions_register ON transactions(business_id, txn_date DESC, created_at DESC, id DESC)',
+  'CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id, txn_date DESC, created_at DESC, id DESC)',
+  'CREATE INDEX transactions_register_account ON transactions(business_id, ledger_account_id, txn_date DESC, created_at DESC, id DESC)',
+  'CREATE INDEX transactions_register_status ON transactions(business_id, status, txn_date DESC, created_at DESC, id DESC)',
+  `CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing')),
+    secret TEXT NOT NULL CHECK (length(secret) = 64),
+    created_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID`,
+];
+
+export async function up(knex: Knex): Promise<void> {
+  for (const sql of statements) await knex.raw(sql);
+  const vendors = (await knex.raw('SELECT id, name FROM vendors')) as { id: string; name: string }[];
+  for (const vendor of vendors) await knex.raw('UPDATE vendors SET name_key = ? WHERE id = ?', [nameKey(vendor.name), vendor.id]);
+}
+
+export async function down(): Promise<void> {
+  throw new Error('migrations are not rolled back; restore a backup instead');
+}

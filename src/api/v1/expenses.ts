@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { resolveBusiness } from '../../books/access.js';
+import { recordExpense } from '../../books/expenses.js';
+import { validationFailed } from '../../errors.js';
+import { defineWrite } from '../../http/operation.js';
+import { DigitString, IsoDate, Name, Nullable, Strict, Uuid } from '../../schemas/common.js';
+
+export const CreateExpenseBody = Strict({
+  entityId: Type.Optional(Uuid),
+  date: IsoDate,
+  amountCents: DigitString,
+  vendorName: Type.Optional(Name(200, 'the vendor\'s canonical name, matched exactly (case-sensitive); a new name creates the vendor')),
+  vendorId: Type.Optional(Uuid),
+  accountId: Uuid,
+  memo: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+export const createExpense = defineWrite({
+  id: 'expenses.create',
+  method: 'POST',
+  path: '/expenses',
+  permission: 'expenses:write',
+  summary: 'Record an expense, posted at once',
+  description:
+    'Send exactly one of vendorName and vendorId. The account is debited as sent and the business\'s bank account credited, on the expense\'s date; no categorising, and nothing enters the review queue.',
+  params: Strict({}),
+  query: Strict({}),
+  body: CreateExpenseBody,
+  responses: {
+    201: { description: 'The expense and its transaction', schema: Strict({ expenseId: Uuid, transactionId: Nullable(Uuid) }) },
+  },
+  errors: ['entity_not_allowed', 'not_found', 'period_locked', 'read_only_billing_state', 'conflict'],
+  work({ principal, services, actor, body }) {
+    const business = resolveBusiness(services.db, principal, body.entityId);
+    const recorded = recordExpense(services.db, services.clock, actor, {
+      business,
+      date: body.date,
+      amountCents: BigInt(body.amountCents),
+      vendor: expenseVendor(body.vendorName, body.vendorId),
+      accountId: body.accountId,
+      ...(body.memo !== undefined ? { memo: body.memo } : {}),
+    });
+    return { status: 201, body: recorded };
+  },
+});
+
+/** Exactly one of vendorName and vendorId (spec, POST /expenses rules). */
+function expenseVendor(vendorName: string | undefined, vendorId: string | undefined): { name: string } | { id: string } {
+  if (vendorName !== undefined && vendorId !== undefined) throw validationFailed('vendorId', 'send exactly one of vendorName and vendorId, not both');
+  if (vendorName !== undefined) return { name: vendorName };
+  if (vendorId !== undefined) return { id: vendorId };
+  throw validationFailed('vendorName', 'is required (or vendorId): send exactly one of vendorName and vendorId');
+}

@@ -1,0 +1,136 @@
+import type { Clock } from '../clock.js';
+import { nowIso } from '../clock.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
+import { run } from '../db/statements.js';
+import { ApiError, validationFailed } from '../errors.js';
+import { AMOUNT_CEILING_CENTS } from '../money.js';
+import { type Actor, recordAudit } from './audit.js';
+import type { Business } from './businesses.js';
+import { findLedgerAccount, systemAccountId } from './chart.js';
+import { newId } from './ids.js';
+import { assertPostingAllowed, postEntry, withPostingFields, type PostingFields } from './ledger.js';
+import { insertTransaction } from './transactions.js';
+import { findOrCreateVendor, findVendor, type Vendor } from './vendors.js';
+
+/**
+ * An expense the client already knows how to record: paid from the business's bank account
+ * and posted at once to the account it names, with no categorising and no review queue.
+ */
+
+export interface NewExpense {
+  business: Business;
+  date: string;
+  amountCents: bigint;
+  /** The vendor by exact (case-sensitive) canonical name, created when new; or by id. */
+  vendor: { name: string } | { id: string };
+  accountId: string;
+  memo?: string;
+}
+
+export interface RecordedExpense {
+  expenseId: string;
+  transactionId: string;
+}
+
+/** How this command reports the posting rules its caller can break. */
+const EXPENSE_FIELDS: PostingFields = {
+  period_locked: 'date',
+  account_is_heading: 'accountId',
+  account_archived: 'accountId',
+  amount_over_ceiling: 'amountCents',
+};
+
+/**
+ * Records and posts an expense: the account debited, the bank credited, on the expense's
+ * date; a transaction (source manual, status accepted) holds the memo as its description.
+ * Billing and period locks are checked before anything else, and a refusal leaves nothing
+ * behind (no vendor, no entry, no audit row): the caller holds the transaction.
+ */
+export function recordExpense(db: Db, clock: Clock, actor: Actor, input: NewExpense): RecordedExpense {
+  assertInTransaction(db, 'recordExpense');
+  const { business } = input;
+  withPostingFields(EXPENSE_FIELDS, () => assertPostingAllowed(db, business.id, input.date));
+  assertExpenseAmount(input.amountCents);
+  const bankId = systemAccountId(db, business.id, 'bank');
+  assertExpenseAccount(db, business, input.accountId, bankId);
+  const vendor = expenseVendor(db, clock, actor, business.tenantId, input.vendor);
+  const expenseId = newId();
+  const transactionId = newId();
+  const entry = withPostingFields(EXPENSE_FIELDS, () =>
+    postEntry(db, clock, actor, {
+      businessId: business.id,
+      date: input.date,
+      memo: input.memo ?? vendor.name,
+      sourceType: 'expense',
+      sourceId: expenseId,
+      lines: [
+        { accountId: input.accountId, direction: 'debit', amountCents: input.amountCents },
+        { accountId: bankId, direction: 'credit', amountCents: input.amountCents },
+      ],
+    }),
+  );
+  insertTransaction(db, clock, {
+    id: transactionId,
+    businessId: business.id,
+    date: input.date,
+    amountCents: input.amountCents,
+    direction: 'out',
+    vendorId: vendor.id,
+    accountId: input.accountId,
+    status: 'accepted',
+    source: 'manual',
+    description: input.memo ?? null,
+    journalEntryId: entry.id,
+  });
+  run(
+    db,
+    `INSERT INTO expenses (id, business_id, vendor_id, ledger_account_id, expense_date, amount_cents, memo, transaction_id, journal_entry_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    expenseId,
+    business.id,
+    vendor.id,
+    input.accountId,
+    input.date,
+    input.amountCents,
+    input.memo ?? null,
+    transactionId,
+    entry.id,
+    nowIso(clock),
+  );
+  recordAudit(db, clock, actor, {
+    tenantId: business.tenantId,
+    businessId: business.id,
+    action: 'expense.create',
+    subjectType: 'expense',
+    subjectId: expenseId,
+    detail: { date: input.date, amountCents: input.amountCents.toString(), vendorId: vendor.id, accountId: input.accountId, transactionId },
+  });
+  return { expenseId, transactionId };
+}
+
+function assertExpenseAmount(amountCents: bigint): void {
+  if (amountCents <= 0n) throw validationFailed('amountCents', 'must be greater than zero');
+  if (amountCents >= AMOUNT_CEILING_CENTS) throw validationFailed('amountCents', 'must be under ten trillion dollars (1000000000000000 cents)');
+}
+
+/**
+ * The account must be a postable, non-archived leaf of this business, and not the bank
+ * account the expense is paid from. One the business does not have is not_found, like any
+ * record the key cannot reach.
+ */
+function assertExpenseAccount(db: Db, business: Business, accountId: string, bankId: string): void {
+  const account = findLedgerAccount(db, accountId);
+  if (!account || account.businessId !== business.id) throw new ApiError('not_found', 'accountId: no such account in this business.');
+  if (account.isHeading) throw validationFailed('accountId', 'is a heading; choose one of the accounts GET /accounts lists');
+  if (account.archived) throw validationFailed('accountId', 'is archived; choose one of the accounts GET /accounts lists');
+  if (account.id === bankId) throw validationFailed('accountId', 'is the bank account the expense is paid from');
+}
+
+function expenseVendor(db: Db, clock: Clock, actor: Actor, tenantId: string, vendor: NewExpense['vendor']): Vendor {
+  if ('id' in vendor) {
+    const found = findVendor(db, tenantId, vendor.id);
+    if (!found) throw new ApiError('not_found', 'vendorId: no such vendor.');
+    return found;
+  }
+  return findOrCreateVendor(db, clock, actor, tenantId, vendor.name).vendor;
+}

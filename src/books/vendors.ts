@@ -1,0 +1,58 @@
+import type { Clock } from '../clock.js';
+import { nowIso } from '../clock.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
+import { flag, one, run } from '../db/statements.js';
+import { assertName, foldName } from '../names.js';
+import { type Actor, recordAudit } from './audit.js';
+import { newId } from './ids.js';
+import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
+
+/** Who money goes to. Vendors belong to the tenant, shared by its businesses; the name is the canonical one. */
+export interface Vendor {
+  id: string;
+  name: string;
+  is1099Eligible: boolean;
+  archived: boolean;
+}
+
+interface VendorRow {
+  id: string;
+  name: string;
+  name_key: string;
+  is_1099_eligible: bigint;
+  archived: bigint;
+}
+
+function toVendor(row: VendorRow): Vendor {
+  return { id: row.id, name: row.name, is1099Eligible: flag(row.is_1099_eligible), archived: flag(row.archived) };
+}
+
+/** The tenant's vendor with this id (archived or not), or undefined. */
+export function findVendor(db: Db, tenantId: string, id: string): Vendor | undefined {
+  const row = one<VendorRow>(db, 'SELECT id, name, name_key, is_1099_eligible, archived FROM vendors WHERE tenant_id = ? AND id = ?', tenantId, id);
+  return row && toVendor(row);
+}
+
+/**
+ * The tenant's vendor named exactly `name` (case-sensitive, archived ones included: the name
+ * is unique per tenant), else a new one, audited under the actor. The caller holds the
+ * transaction, so a refused write leaves no vendor behind.
+ */
+export function findOrCreateVendor(db: Db, clock: Clock, actor: Actor, tenantId: string, name: string): { vendor: Vendor; created: boolean } {
+  assertInTransaction(db, 'findOrCreateVendor');
+  assertName('vendorName', name);
+  const existing = one<VendorRow>(db, 'SELECT id, name, name_key, is_1099_eligible, archived FROM vendors WHERE tenant_id = ? AND name = ?', tenantId, name);
+  if (existing) return { vendor: toVendor(existing), created: false };
+  const id = newId();
+  run(db, 'INSERT INTO vendors (id, tenant_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)', id, tenantId, name, foldName(name), nowIso(clock));
+  recordAudit(db, clock, actor, { tenantId, action: 'vendor.create', subjectType: 'vendor', subjectId: id, detail: { name } });
+  return { vendor: { id, name, is1099Eligible: false, archived: false }, created: true };
+}
+
+const VENDOR_LIST = { list: 'vendors', table: 'vendors', columns: 'id, name, name_key, is_1099_eligible, archived' } as const;
+
+/** A tenant's vendors by canonical name (case-folded), then id; archived ones only when asked. */
+export function listVendors(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<Vendor> {
+  const page = pageByName<VendorRow>(db, VENDOR_LIST, tenantId, filters, request);
+  return { rows: page.rows.map(toVendor), nextCursor: page.nextCursor };
+}
