@@ -39,9 +39,12 @@ export function assertName(field: string, value: string, maxChars = MAX_NAME_CHA
 }
 
 /**
- * The form names are compared and searched in: NFC, lower-cased for any script (SQLite's
- * NOCASE folds ASCII only). Stored beside each customer and vendor name as name_key.
+ * The form names are compared and searched in: NFC, then case-folded for any script (SQLite's
+ * NOCASE folds ASCII only). Upper-casing first folds what lower-casing alone keeps apart
+ * (ß and SS both become ss), and the Greek final sigma becomes σ, since lower-casing picks ς
+ * or σ by position in the word and a search text ends where the name does not. Stored beside
+ * each customer and vendor name as name_key.
  */
 export function foldName(name: string): string {
-  return name.normalize('NFC').toLocaleLowerCase('en-US');
+  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ');
 }

@@ -6,9 +6,13 @@ import type { Knex } from 'knex';
  * order, and the books keep the secret that signs list cursors.
  */
 
-/** The folding customers use (src/books/customers.ts), frozen here as this migration ran. */
+/**
+ * The folding of src/names.ts (foldName) as this migration ran, frozen here: it folds more than
+ * the lower-casing customers were stored with (ß and ss, final and medial sigma), so existing
+ * customers' keys are recomputed too.
+ */
 function nameKey(name: string): string {
-  return name.normalize('NFC').toLocaleLowerCase('en-US');
+  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ');
 }
 
 export const statements: string[] = [
@@ -33,8 +37,10 @@ export const statements: string[] = [
 
 export async function up(knex: Knex): Promise<void> {
   for (const sql of statements) await knex.raw(sql);
-  const vendors = (await knex.raw('SELECT id, name FROM vendors')) as { id: string; name: string }[];
-  for (const vendor of vendors) await knex.raw('UPDATE vendors SET name_key = ? WHERE id = ?', [nameKey(vendor.name), vendor.id]);
+  for (const table of ['vendors', 'customers']) {
+    const rows = (await knex.raw(`SELECT id, name FROM ${table}`)) as { id: string; name: string }[];
+    for (const row of rows) await knex.raw(`UPDATE ${table} SET name_key = ? WHERE id = ?`, [nameKey(row.name), row.id]);
+  }
 }
 
 export async function down(): Promise<void> {

@@ -86,7 +86,7 @@ interface CustomerRow {
   payment_terms_days: bigint | null;
 }
 
-const CUSTOMER_LIST = { list: 'customers', table: 'customers', columns: 'id, name, name_key, email, currency, payment_terms_days' } as const;
+export const CUSTOMER_LIST = { list: 'customers', table: 'customers', columns: 'id, name, name_key, email, currency, payment_terms_days' } as const;
 
 /** A tenant's customers by name (case-folded), then id; archived ones only when asked. */
 export function listCustomers(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<CustomerSummary> {

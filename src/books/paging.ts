@@ -110,9 +110,13 @@ function signature(db: Db, body: string): Buffer {
   return createHmac('sha256', cursorSecret(db)).update(body).digest();
 }
 
+/**
+ * Compares the signature as the text the server wrote: decoding it first would accept other
+ * spellings of the same bytes (the last base64url character carries unused bits).
+ */
 function isGenuine(db: Db, body: string, mac: string): boolean {
-  const presented = Buffer.from(mac, 'base64url');
-  const expected = signature(db, body);
+  const presented = Buffer.from(mac, 'utf8');
+  const expected = Buffer.from(signature(db, body).toString('base64url'), 'utf8');
   return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
@@ -148,16 +152,14 @@ export interface NameListSource {
   columns: string;
 }
 
-/** One page of a tenant's rows by case-folded name, then id (served by the table's (tenant_id, name_key, id) index). */
-export function pageByName<R extends { id: string; name_key: string }>(
-  db: Db,
+/** The query of one page of a name-ordered list: served by the table's (tenant_id, name_key, id) index. */
+export function nameListQuery(
   source: NameListSource,
   tenantId: string,
   filters: NameListFilters,
-  request: PageRequest,
-): Page<R> {
-  const scope: ListScope = { list: source.list, filters: { tenantId, search: filters.search, includeArchived: filters.includeArchived ?? false } };
-  const after = pageStart(db, scope, request);
+  after: readonly string[] | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
   const where = ['tenant_id = ?'];
   const params: unknown[] = [tenantId];
   if (!filters.includeArchived) where.push('archived = 0');
@@ -169,11 +171,22 @@ export function pageByName<R extends { id: string; name_key: string }>(
     where.push('(name_key, id) > (?, ?)');
     params.push(...after);
   }
-  const rows = all<R>(
-    db,
-    `SELECT ${source.columns} FROM ${source.table} WHERE ${where.join(' AND ')} ORDER BY name_key, id LIMIT ?`,
-    ...params,
-    request.limit + 1,
-  );
+  return {
+    sql: `SELECT ${source.columns} FROM ${source.table} WHERE ${where.join(' AND ')} ORDER BY name_key, id LIMIT ?`,
+    params: [...params, limit + 1],
+  };
+}
+
+/** One page of a tenant's rows by case-folded name, then id. */
+export function pageByName<R extends { id: string; name_key: string }>(
+  db: Db,
+  source: NameListSource,
+  tenantId: string,
+  filters: NameListFilters,
+  request: PageRequest,
+): Page<R> {
+  const scope: ListScope = { list: source.list, filters: { tenantId, search: filters.search, includeArchived: filters.includeArchived ?? false } };
+  const query = nameListQuery(source, tenantId, filters, pageStart(db, scope, request), request.limit);
+  const rows = all<R>(db, query.sql, ...query.params);
   return pageOf(db, scope, request, rows, (row) => [row.name_key, row.id]);
 }

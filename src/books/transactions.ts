@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
+import { AMOUNT_CEILING_CENTS } from '../money.js';
 import type { Basis } from './businesses.js';
 import type { Direction } from './ledger.js';
 import { containsPattern, type ListScope, type Page, type PageRequest, pageOf, pageStart } from './paging.js';
@@ -77,17 +78,19 @@ const SUMMARY_FROM = `transactions t
   LEFT JOIN vendors v ON v.id = t.vendor_id
   LEFT JOIN ledger_accounts a ON a.id = t.ledger_account_id`;
 
+/** A query and its parameters, built from the filters actually given. */
+export interface BuiltQuery {
+  sql: string;
+  params: unknown[];
+}
+
 /**
- * A business's register, newest first: by date, then creation, then id. Each filter adds
- * its own condition (so the planner can pick the index that fits: by vendor, account or
- * status, each in register order), and a page starts strictly after the cursor's position.
+ * The register's query: newest first, by date, then creation, then id. Each filter adds its
+ * own condition (so the planner picks the index that fits: by vendor, account or status, each
+ * in register order), and a page starts strictly after the cursor's position. Fetches one row
+ * more than the page, to tell whether another page follows.
  */
-export function listTransactions(db: Db, businessId: string, filters: TransactionFilters, request: PageRequest): Page<TransactionSummary> {
-  const scope: ListScope = {
-    list: 'transactions',
-    filters: { businessId, ...filters, minCents: filters.minCents?.toString(), maxCents: filters.maxCents?.toString() },
-  };
-  const after = pageStart(db, scope, request);
+export function registerQuery(businessId: string, filters: TransactionFilters, after: readonly string[] | null, limit: number): BuiltQuery {
   const where = ['t.business_id = ?'];
   const params: unknown[] = [businessId];
   const add = (condition: string, ...values: unknown[]) => {
@@ -99,20 +102,36 @@ export function listTransactions(db: Db, businessId: string, filters: Transactio
   if (filters.vendorId !== undefined) add('t.vendor_id = ?', filters.vendorId);
   if (filters.accountId !== undefined) add('t.ledger_account_id = ?', filters.accountId);
   if (filters.status !== undefined) add('t.status = ?', filters.status);
-  if (filters.minCents !== undefined) add('t.amount_cents >= ?', filters.minCents);
-  if (filters.maxCents !== undefined) add('t.amount_cents <= ?', filters.maxCents);
+  if (filters.minCents !== undefined) add('t.amount_cents >= ?', withinCeiling(filters.minCents));
+  if (filters.maxCents !== undefined) add('t.amount_cents <= ?', withinCeiling(filters.maxCents));
   if (filters.text !== undefined) add('v.name_key LIKE ?', containsPattern(filters.text));
   if (after) add('(t.txn_date, t.created_at, t.id) < (?, ?, ?)', ...after);
-  const rows = all<SummaryRow>(
-    db,
-    `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
+  return {
+    sql: `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
      WHERE ${where.join(' AND ')}
      ORDER BY t.txn_date DESC, t.created_at DESC, t.id DESC LIMIT ?`,
-    ...params,
-    request.limit + 1,
-  );
+    params: [...params, limit + 1],
+  };
+}
+
+/** A page of a business's register (registerQuery), bound to its filters by the cursor. */
+export function listTransactions(db: Db, businessId: string, filters: TransactionFilters, request: PageRequest): Page<TransactionSummary> {
+  const scope: ListScope = {
+    list: 'transactions',
+    filters: { businessId, ...filters, minCents: filters.minCents?.toString(), maxCents: filters.maxCents?.toString() },
+  };
+  const query = registerQuery(businessId, filters, pageStart(db, scope, request), request.limit);
+  const rows = all<SummaryRow>(db, query.sql, ...query.params);
   const page = pageOf(db, scope, request, rows, (row) => [row.txn_date, row.created_at, row.id]);
   return { rows: page.rows.map(toSummary), nextCursor: page.nextCursor };
+}
+
+/**
+ * Every amount is under the ceiling, so a bound past it selects the same rows as the ceiling
+ * itself; and SQLite could not even hold a bound past 64 bits.
+ */
+function withinCeiling(cents: bigint): bigint {
+  return cents > AMOUNT_CEILING_CENTS ? AMOUNT_CEILING_CENTS : cents;
 }
 
 function toSummary(row: SummaryRow): TransactionSummary {

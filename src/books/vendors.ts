@@ -49,7 +49,7 @@ export function findOrCreateVendor(db: Db, clock: Clock, actor: Actor, tenantId:
   return { vendor: { id, name, is1099Eligible: false, archived: false }, created: true };
 }
 
-const VENDOR_LIST = { list: 'vendors', table: 'vendors', columns: 'id, name, name_key, is_1099_eligible, archived' } as const;
+export const VENDOR_LIST = { list: 'vendors', table: 'vendors', columns: 'id, name, name_key, is_1099_eligible, archived' } as const;
 
 /** A tenant's vendors by canonical name (case-folded), then id; archived ones only when asked. */
 export function listVendors(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<Vendor> {

@@ -1,4 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * One server per books file. Two would each run the job pool (every job twice), and the one
@@ -25,6 +26,7 @@ export function lockPath(booksPath: string): string {
 export function acquireServerLock(booksPath: string): () => void {
   if (booksPath === ':memory:') return () => {};
   const path = lockPath(booksPath);
+  mkdirSync(dirname(path), { recursive: true });
   const me: LockOwner = { pid: process.pid, bootId: bootId() };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

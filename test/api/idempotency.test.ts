@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { requestFingerprint } from '../../src/books/idempotency.js';
-import { buildApiTenant, countRows, expectError, expectInvalid, rateLimitHeaders, type ApiTenant } from '../support/api.js';
+import { buildApiTenant, countRows, expectError, expectInvalid, rateLimitHeaders, type ApiTenant, useFreshTenantPerTest } from '../support/api.js';
 
 const START = '2026-03-15T12:00:00.000Z';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -10,17 +10,8 @@ describe('Idempotency (POST /customers)', () => {
   let app: TestApp;
   let tenant: ApiTenant;
 
-  before(async () => {
-    app = await startTestApp(START);
-  });
-  after(async () => {
-    await app.close();
-  });
   // A fresh account per test: no budget or customer name is shared between tests.
-  beforeEach(() => {
-    app.clock.set(START);
-    tenant = buildApiTenant(app, { keys: [{}, {}] });
-  });
+  useFreshTenantPerTest((started) => ({ app, tenant } = started), { at: START, tenant: { keys: [{}, {}] } });
 
   const customersNamed = (name: string): number =>
     countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ? AND name = ?', tenant.id, name);

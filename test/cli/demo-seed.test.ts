@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { DEMO_TENANT_NAME, seedDemo } from '../../db/seeds/demo.js';
+import { DEMO_HISTORY_DAYS, DEMO_TENANT_NAME, seedDemo } from '../../db/seeds/demo.js';
+import { listCustomers } from '../../src/books/customers.js';
+import { listTransactions } from '../../src/books/transactions.js';
 import { getTenant } from '../../src/books/tenants.js';
 import { listBusinesses } from '../../src/books/businesses.js';
 import { authenticateKey, listKeys } from '../../src/books/keys.js';
@@ -33,7 +35,7 @@ describe('demo seed (db/seeds/demo.ts)', () => {
     expect(listKeys(temp.db, demo.tenantId)).to.have.length(1);
   });
 
-  it('posts balanced entries, an opening deposit first, within the two months before the clock', () => {
+  it('posts balanced entries, an opening deposit first, over the two years before the clock', () => {
     const demo = seedDemo(temp.db, clock);
     for (const business of demo.businesses) {
       for (const view of ['accrual', 'cash'] as const) {
@@ -43,14 +45,53 @@ describe('demo seed (db/seeds/demo.ts)', () => {
       }
       const entries = all<{ entry_date: string; source_type: string }>(
         temp.db,
-        'SELECT entry_date, source_type FROM journal_entries WHERE business_id = ? ORDER BY entry_date',
+        'SELECT entry_date, source_type FROM journal_entries WHERE business_id = ? ORDER BY entry_date, created_at',
         business.id,
       );
-      expect(entries.length).to.be.at.least(3);
+      expect(entries.length).to.be.at.least(150);
       expect(entries[0]?.source_type).to.equal('opening_balance');
+      expect(entries.slice(1).every((entry) => entry.source_type === 'expense')).to.equal(true);
+      const first = addDays('2026-03-15', -DEMO_HISTORY_DAYS - 1);
       for (const entry of entries) {
-        expect(entry.entry_date >= addDays('2026-03-15', -62) && entry.entry_date < '2026-03-15', entry.entry_date).to.equal(true);
+        expect(entry.entry_date >= first && entry.entry_date < '2026-03-15', entry.entry_date).to.equal(true);
       }
+      expect(entries[entries.length - 1]!.entry_date >= addDays('2026-03-15', -31), 'recent expenses too').to.equal(true);
+    }
+  });
+
+  it('holds a few hundred expenses from a dozen vendors, as POST /expenses records them', () => {
+    const demo = seedDemo(temp.db, clock);
+    const count = (sql: string, ...params: unknown[]) => Number(Object.values(temp.db.prepare(sql).get(...params) as Record<string, bigint>)[0]);
+    expect(count('SELECT count(*) FROM vendors WHERE tenant_id = ?', demo.tenantId)).to.equal(12);
+    const expenses = count('SELECT count(*) FROM expenses');
+    expect(expenses).to.be.within(300, 700);
+    expect(count("SELECT count(*) FROM transactions WHERE source = 'manual' AND status = 'accepted'")).to.equal(expenses);
+  });
+
+  it('holds customers in all five currencies, more than a page of them', () => {
+    const demo = seedDemo(temp.db, clock);
+    const page = listCustomers(temp.db, demo.tenantId, {}, { limit: 50 });
+    expect(page.nextCursor).to.be.a('string');
+    const currencies = all<{ currency: string }>(temp.db, 'SELECT DISTINCT currency FROM customers WHERE tenant_id = ? ORDER BY currency', demo.tenantId);
+    expect(currencies.map((row) => row.currency)).to.deep.equal(['CAD', 'EUR', 'GBP', 'MXN', 'USD']);
+  });
+
+  it('fills more than a page of each business\'s register', () => {
+    const demo = seedDemo(temp.db, clock);
+    for (const business of demo.businesses) {
+      expect(listTransactions(temp.db, business.id, {}, { limit: 50 }).nextCursor, business.name).to.be.a('string');
+    }
+  });
+
+  it('gives the same books for the same clock', async () => {
+    const amounts = (db: typeof temp.db) => all<{ amount_cents: bigint }>(db, 'SELECT amount_cents FROM expenses ORDER BY expense_date, amount_cents').map((row) => row.amount_cents);
+    seedDemo(temp.db, clock);
+    const again = await freshDb();
+    try {
+      seedDemo(again.db, clock);
+      expect(amounts(again.db)).to.deep.equal(amounts(temp.db));
+    } finally {
+      again.close();
     }
   });
 });

@@ -64,6 +64,29 @@ export function useTenantApp(receive: (started: { app: TestApp; tenant: ApiTenan
   });
 }
 
+/**
+ * Registers hooks for a suite where state must not leak between tests: one app for the suite,
+ * and before each test the clock back at `at` and a fresh tenant (its own names, budgets,
+ * locks and billing state), handed to `receive`.
+ */
+export function useFreshTenantPerTest(
+  receive: (started: { app: TestApp; tenant: ApiTenant }) => void,
+  options: { at?: string; tenant?: TenantOptions } = {},
+): void {
+  const at = options.at ?? '2026-03-15T12:00:00.000Z';
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startTestApp(at);
+  });
+  after(async () => {
+    await app?.close();
+  });
+  beforeEach(() => {
+    app!.clock.set(at);
+    receive({ app: app!, tenant: buildApiTenant(app!, options.tenant ?? {}) });
+  });
+}
+
 export function buildApiTenant(app: TestApp, options: TenantOptions = {}): ApiTenant {
   const tenant = buildTenant(app.db, app.clock, {
     plan: options.plan ?? 'small',

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { addDays, daysBetween, isIsoDate } from '../../src/dates.js';
+import { schemaProblem } from '../../src/http/validate.js';
+import { IsoDate } from '../../src/schemas/common.js';
 
 describe('dates', () => {
   describe('isIsoDate', () => {
@@ -8,6 +10,24 @@ describe('dates', () => {
       for (const date of ['2026-01-01', '2026-12-31', '2026-02-28', '2028-02-29', '2000-02-29', '1999-12-31', '9999-12-31']) {
         expect(isIsoDate(date), date).to.equal(true);
       }
+    });
+
+    it('accepts the years 0000 to 0099 as written (not as 1900 to 1999), as the API\'s date format does', () => {
+      for (const date of ['0000-01-01', '0099-01-01', '0004-02-29', '0050-12-31']) {
+        expect(isIsoDate(date), date).to.equal(true);
+      }
+      expect(isIsoDate('0100-02-29'), 'not a leap year').to.equal(false);
+    });
+
+    it('agrees with the API\'s date format on every YYYY-MM-DD string (the schema and the books never disagree)', () => {
+      const digits = (length: number, max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(length, '0'));
+      fc.assert(
+        fc.property(digits(4, 9999), digits(2, 13), digits(2, 32), (year, month, day) => {
+          const text = `${year}-${month}-${day}`;
+          expect(schemaProblem(IsoDate, text) === null, text).to.equal(isIsoDate(text));
+        }),
+        { numRuns: 2000 },
+      );
     });
 
     it('refuses dates that do not exist', () => {

@@ -3,7 +3,7 @@ import { createBusiness } from '../../src/books/businesses.js';
 import { createKey } from '../../src/books/keys.js';
 import { createTenant } from '../../src/books/tenants.js';
 import { ApiError } from '../../src/errors.js';
-import { nameProblem } from '../../src/names.js';
+import { foldName, nameProblem } from '../../src/names.js';
 import { Name } from '../../src/schemas/common.js';
 import { schemaProblem } from '../../src/http/validate.js';
 import { freshDb, type TempDb } from '../support/db.js';
@@ -40,6 +40,26 @@ describe('names', () => {
       expect(schemaProblem(Name(200), value) === null).to.equal(problem === null);
     });
   }
+
+  describe('foldName (how names are compared and searched)', () => {
+    const same: Array<[string, string]> = [
+      ['Harbor & Pine', 'HARBOR & PINE'],
+      ['Émile', 'émile'],
+      ['E\u0301mile', 'Émile'],
+      ['Straße', 'STRASSE'],
+      ['ΟΔΥΣΣΕΑΣ', 'οδυσσεας'],
+      ['ΟΔΥΣ', 'οδυσ'],
+    ];
+    for (const [a, b] of same) {
+      it(`folds "${a}" and "${b}" alike`, () => {
+        expect(foldName(a)).to.equal(foldName(b));
+      });
+    }
+
+    it('lets a search ending in capital sigma find the name it starts', () => {
+      expect(foldName('ΟΔΥΣΣΕΑΣ Travel').includes(foldName('ΟΔΥΣ'))).to.equal(true);
+    });
+  });
 
   describe('the books refuse a bad name whatever the caller (422 validation_failed "name:")', () => {
     let temp: TempDb;

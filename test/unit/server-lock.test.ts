@@ -37,6 +37,11 @@ describe('the server lock (one server per books file)', () => {
     expect(existsSync(lockPath(books))).to.equal(false);
   });
 
+  it('creates the books file\'s folder when it does not exist yet', () => {
+    const nested = join(dir, 'new', 'folder', 'books.sqlite');
+    acquireServerLock(nested)();
+  });
+
   it('refuses while another live process holds the lock, naming it', () => {
     const pid = liveProcess();
     lockedBy(pid);

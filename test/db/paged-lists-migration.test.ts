@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import knexFactory from 'knex';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
+import { openDb } from '../../src/db/connection.js';
+import { migrateLatest } from '../../src/db/migrate.js';
+
+/** Migration 0004 on books that already hold vendors: their case-folded name keys are filled in. */
+describe('migration 20261123_0004_paged_lists on existing books', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'daybook-migration-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Books as an installation that stopped at `last` has them. */
+  async function migrateThrough(path: string, last: string): Promise<void> {
+    const through = migrations.slice(0, migrations.findIndex((migration) => migration.name === last) + 1);
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: path }, useNullAsDefault: true });
+    try {
+      await knex.migrate.latest({
+        migrationSource: {
+          getMigrations: async () => through,
+          getMigrationName: (migration: MigrationEntry) => migration.name,
+          getMigration: async (migration: MigrationEntry) => migration.module,
+        },
+      });
+    } finally {
+      await knex.destroy();
+    }
+  }
+
+  it('fills name_key for every vendor already there, and refolds every customer\'s, in any script', async () => {
+    const path = join(dir, 'books.sqlite');
+    await migrateThrough(path, '20261123_0003_ledger_guards');
+    const before = openDb(path);
+    before.exec(`INSERT INTO tenants (id, name, plan, created_at) VALUES ('t', 'Firm', 'small', '2026-01-01T00:00:00.000Z')`);
+    const insert = before.prepare("INSERT INTO vendors (id, tenant_id, name, created_at) VALUES (?, 't', ?, '2026-01-01T00:00:00.000Z')");
+    insert.run('v1', 'ÉCOLE Supplies');
+    insert.run('v2', 'ACME');
+    // A customer stored with the earlier folding (lower case only).
+    before.exec(`INSERT INTO customers (id, tenant_id, name, name_key, created_at) VALUES ('c1', 't', 'Straße Bäckerei', 'straße bäckerei', '2026-01-01T00:00:00.000Z')`);
+    before.close();
+
+    expect((await migrateLatest(path)).applied).to.include('20261123_0004_paged_lists');
+    const after = openDb(path);
+    try {
+      const keys = after.prepare('SELECT id, name_key FROM vendors ORDER BY id').all();
+      expect(keys).to.deep.equal([
+        { id: 'v1', name_key: 'école supplies' },
+        { id: 'v2', name_key: 'acme' },
+      ]);
+      expect(after.prepare('SELECT name_key FROM customers').get()).to.deep.equal({ name_key: 'strasse bäckerei' });
+    } finally {
+      after.close();
+    }
+  });
+});
