@@ -427,3 +427,6 @@ CREATE TRIGGER period_locks_no_replace BEFORE INSERT ON period_locks
 
 CREATE TRIGGER period_locks_no_update BEFORE UPDATE ON period_locks
    BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a closed period is never reopened'); END;
+
+CREATE TRIGGER vendors_name_key_required BEFORE INSERT ON vendors WHEN NEW.name_key = ''
+   BEGIN SELECT RAISE(ABORT, 'vendors.name_key must be the folded name (src/names.ts foldName)'); END;

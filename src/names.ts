@@ -46,5 +46,6 @@ export function assertName(field: string, value: string, maxChars = MAX_NAME_CHA
  * each customer and vendor name as name_key.
  */
 export function foldName(name: string): string {
-  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ');
+  // NFC again at the end: case mapping can leave decomposed characters (ΐ becomes three).
+  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ').normalize('NFC');
 }

@@ -32,13 +32,15 @@ export interface StartOptions {
   operations?: readonly Operation[];
   /** Tests check every reply against its operation's declared responses. */
   onReplyViolation?: (violation: ReplyViolation) => void;
+  /** The books file's server lock, when the caller took it already (demo holds it while it seeds); released on close. */
+  heldLock?: () => void;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
-  const releaseLock = acquireServerLock(config.db);
+  const releaseLock = options.heldLock ?? acquireServerLock(config.db);
   try {
     return await serve(config, options, clock, log, releaseLock);
   } catch (error) {

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
  * customers' keys are recomputed too.
  */
 function nameKey(name: string): string {
-  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ');
+  return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ').normalize('NFC');
 }
 
 export const statements: string[] = [
@@ -28,6 +28,10 @@ export const statements: string[] = [
   'CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id, txn_date DESC, created_at DESC, id DESC)',
   'CREATE INDEX transactions_register_account ON transactions(business_id, ledger_account_id, txn_date DESC, created_at DESC, id DESC)',
   'CREATE INDEX transactions_register_status ON transactions(business_id, status, txn_date DESC, created_at DESC, id DESC)',
+  // Every vendor written from now on carries its key: one written without would sort first and
+  // never match a search.
+  `CREATE TRIGGER vendors_name_key_required BEFORE INSERT ON vendors WHEN NEW.name_key = ''
+   BEGIN SELECT RAISE(ABORT, 'vendors.name_key must be the folded name (src/names.ts foldName)'); END`,
   `CREATE TABLE server_secrets (
     name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing')),
     secret TEXT NOT NULL CHECK (length(secret) = 64),

@@ -221,15 +221,26 @@ export interface PostingTarget {
   type: AccountType;
   isHeading: boolean;
   archived: boolean;
+  /** The role Daybook gives the account (bank, receivables, ...), or null for an ordinary one. */
+  systemRole: SystemRole | null;
 }
 
 export function findLedgerAccount(db: Db, id: string): PostingTarget | undefined {
-  const row = one<{ id: string; business_id: string; type: AccountType; is_heading: bigint; archived: bigint }>(
+  const row = one<{ id: string; business_id: string; type: AccountType; is_heading: bigint; archived: bigint; system_role: SystemRole | null }>(
     db,
-    'SELECT id, business_id, type, is_heading, archived FROM ledger_accounts WHERE id = ?',
+    'SELECT id, business_id, type, is_heading, archived, system_role FROM ledger_accounts WHERE id = ?',
     id,
   );
-  return row && { id: row.id, businessId: row.business_id, type: row.type, isHeading: flag(row.is_heading), archived: flag(row.archived) };
+  return (
+    row && {
+      id: row.id,
+      businessId: row.business_id,
+      type: row.type,
+      isHeading: flag(row.is_heading),
+      archived: flag(row.archived),
+      systemRole: row.system_role,
+    }
+  );
 }
 
 /** The id of the account holding a system role (receivables, bank, ...) in a business. */

@@ -33,9 +33,12 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantI
   const nameKey = foldName(input.name);
   const existing = one<{ id: string }>(
     db,
-    'SELECT id FROM customers WHERE tenant_id = ? AND name_key = ? AND archived = 0 ORDER BY created_at, id LIMIT 1',
+    // The exact name first: two customers whose names fold alike (kept apart before names were
+    // folded as fully as now) each stay reachable by their own name.
+    'SELECT id FROM customers WHERE tenant_id = ? AND name_key = ? AND archived = 0 ORDER BY name = ? DESC, created_at, id LIMIT 1',
     tenantId,
     nameKey,
+    input.name,
   );
   if (existing) {
     // Nothing changed, but the request is still on record: every write call is audited.

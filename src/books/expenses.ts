@@ -51,8 +51,8 @@ export function recordExpense(db: Db, clock: Clock, actor: Actor, input: NewExpe
   const { business } = input;
   withPostingFields(EXPENSE_FIELDS, () => assertPostingAllowed(db, business.id, input.date));
   assertExpenseAmount(input.amountCents);
+  assertExpenseAccount(db, business, input.accountId);
   const bankId = systemAccountId(db, business.id, 'bank');
-  assertExpenseAccount(db, business, input.accountId, bankId);
   const vendor = expenseVendor(db, clock, actor, business.tenantId, input.vendor);
   const expenseId = newId();
   const transactionId = newId();
@@ -114,16 +114,21 @@ function assertExpenseAmount(amountCents: bigint): void {
 }
 
 /**
- * The account must be a postable, non-archived leaf of this business, and not the bank
- * account the expense is paid from. One the business does not have is not_found, like any
- * record the key cannot reach.
+ * The account must be a postable, non-archived leaf of this business, and not one Daybook
+ * keeps itself: the bank account the expense is paid from, receivables and payables (their
+ * balances are the invoices' and bills'), sales tax, sales, equity and realised FX. Uncategorized
+ * Expense is the one role an expense may name. One the business does not have is not_found,
+ * like any record the key cannot reach.
  */
-function assertExpenseAccount(db: Db, business: Business, accountId: string, bankId: string): void {
+function assertExpenseAccount(db: Db, business: Business, accountId: string): void {
   const account = findLedgerAccount(db, accountId);
   if (!account || account.businessId !== business.id) throw new ApiError('not_found', 'accountId: no such account in this business.');
   if (account.isHeading) throw validationFailed('accountId', 'is a heading; choose one of the accounts GET /accounts lists');
   if (account.archived) throw validationFailed('accountId', 'is archived; choose one of the accounts GET /accounts lists');
-  if (account.id === bankId) throw validationFailed('accountId', 'is the bank account the expense is paid from');
+  if (account.systemRole === 'bank') throw validationFailed('accountId', 'is the bank account the expense is paid from');
+  if (account.systemRole !== null && account.systemRole !== 'uncategorized_expense') {
+    throw validationFailed('accountId', `is an account Daybook keeps itself (${account.systemRole}); choose an expense or asset account`);
+  }
 }
 
 function expenseVendor(db: Db, clock: Clock, actor: Actor, tenantId: string, vendor: NewExpense['vendor']): Vendor {

@@ -137,6 +137,11 @@ export function containsPattern(search: string): string {
   return `%${foldName(search)}%`;
 }
 
+/** A search as the cursor binds it: folded, so `ACME` and `acme` (the same search) share cursors. */
+export function searchKey(search: string | undefined): string | undefined {
+  return search === undefined ? undefined : foldName(search);
+}
+
 /** Filters of a tenant-wide list ordered by name (customers, vendors). */
 export interface NameListFilters {
   /** Matched anywhere in the name, case-insensitively; `%` and `_` are wildcards. */
@@ -185,7 +190,7 @@ export function pageByName<R extends { id: string; name_key: string }>(
   filters: NameListFilters,
   request: PageRequest,
 ): Page<R> {
-  const scope: ListScope = { list: source.list, filters: { tenantId, search: filters.search, includeArchived: filters.includeArchived ?? false } };
+  const scope: ListScope = { list: source.list, filters: { tenantId, search: searchKey(filters.search), includeArchived: filters.includeArchived ?? false } };
   const query = nameListQuery(source, tenantId, filters, pageStart(db, scope, request), request.limit);
   const rows = all<R>(db, query.sql, ...query.params);
   return pageOf(db, scope, request, rows, (row) => [row.name_key, row.id]);

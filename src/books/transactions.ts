@@ -5,7 +5,7 @@ import { all, one, run } from '../db/statements.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
 import type { Basis } from './businesses.js';
 import type { Direction } from './ledger.js';
-import { containsPattern, type ListScope, type Page, type PageRequest, pageOf, pageStart } from './paging.js';
+import { containsPattern, type ListScope, type Page, type PageRequest, pageOf, pageStart, searchKey } from './paging.js';
 
 /**
  * Bank and card transactions: what comes in to be categorised. The lists below are the
@@ -118,7 +118,7 @@ export function registerQuery(businessId: string, filters: TransactionFilters, a
 export function listTransactions(db: Db, businessId: string, filters: TransactionFilters, request: PageRequest): Page<TransactionSummary> {
   const scope: ListScope = {
     list: 'transactions',
-    filters: { businessId, ...filters, minCents: filters.minCents?.toString(), maxCents: filters.maxCents?.toString() },
+    filters: { businessId, ...filters, text: searchKey(filters.text), minCents: filters.minCents?.toString(), maxCents: filters.maxCents?.toString() },
   };
   const query = registerQuery(businessId, filters, pageStart(db, scope, request), request.limit);
   const rows = all<SummaryRow>(db, query.sql, ...query.params);

@@ -3,7 +3,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
 import { loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
-import { assertNotServed } from '../db/server-lock.js';
+import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
 import { UsageError } from './errors.js';
@@ -20,19 +20,18 @@ function removeDatabaseFiles(path: string): void {
 
 /**
  * Without --db: ./data/demo.sqlite, deleted first so the books are fresh. With --db: the file
- * must not hold anything yet, so `demo` can never write demo books into real ones.
+ * must not hold anything yet, so `demo` can never write demo books into real ones. The caller
+ * holds the file's server lock, so no running demo loses its books.
  */
-function freshDemoPath(dbOption: string | undefined): string {
+function freshDemoPath(path: string, dbOption: string | undefined): string {
   if (dbOption === undefined) {
-    // Never pull the books from under a demo that is still running.
-    assertNotServed(DEMO_DB_PATH);
-    removeDatabaseFiles(DEMO_DB_PATH);
-    return DEMO_DB_PATH;
+    removeDatabaseFiles(path);
+    return path;
   }
-  if (existsSync(dbOption) && statSync(dbOption).size > 0) {
-    throw new UsageError(`demo: ${dbOption} already exists; give a new file, or omit --db to use ${DEMO_DB_PATH} (recreated each run)`);
+  if (existsSync(path) && statSync(path).size > 0) {
+    throw new UsageError(`demo: ${path} already exists; give a new file, or omit --db to use ${DEMO_DB_PATH} (recreated each run)`);
   }
-  return dbOption;
+  return path;
 }
 
 function printDemo(context: CommandContext, demo: DemoBooks, url: string): void {
@@ -49,10 +48,18 @@ function printDemo(context: CommandContext, demo: DemoBooks, url: string): void 
 }
 
 async function demo(options: { port?: number }, context: CommandContext): Promise<void> {
-  const path = freshDemoPath(context.globals.db);
-  const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock));
-  const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port: options.port ?? DEMO_PORT });
-  await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url));
+  const dbOption = context.globals.db;
+  // Held from before the books are recreated until the server stops: no other demo or server
+  // can serve, delete or reseed them meanwhile.
+  const releaseLock = acquireServerLock(dbOption ?? DEMO_DB_PATH);
+  try {
+    const path = freshDemoPath(dbOption ?? DEMO_DB_PATH, dbOption);
+    const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock));
+    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port: options.port ?? DEMO_PORT });
+    await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url), releaseLock);
+  } finally {
+    releaseLock();
+  }
 }
 
 export function registerDemoCommand(program: Command, io: CliIo): void {

@@ -30,8 +30,16 @@ function isBadArguments(error: unknown): boolean {
     error instanceof UsageError ||
     error instanceof ApiError ||
     error instanceof ConfigError ||
-    error instanceof ServerLockError
+    isServerLockError(error)
   );
+}
+
+/**
+ * By name, not instanceof: the server (and the lock module with it) is loaded on demand, and a
+ * loader may hand that import a second copy of the module.
+ */
+function isServerLockError(error: unknown): boolean {
+  return error instanceof ServerLockError || (error instanceof Error && error.name === 'ServerLockError');
 }
 
 /** One line, and nothing that acts on a terminal: a value echoed back could hold escapes (src/names.ts). */

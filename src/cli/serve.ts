@@ -10,13 +10,13 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 const EXIT_ON_SECOND_SIGNAL: Record<(typeof SHUTDOWN_SIGNALS)[number], number> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Migrates (with a clean error for a bad file), then starts the API. */
-async function startServer(config: Config, io: CliIo): Promise<RunningServer> {
+async function startServer(config: Config, io: CliIo, heldLock?: () => void): Promise<RunningServer> {
   await migrateBooks(config.db);
   // Loaded on demand, so the admin commands do not load Koa.
   const server = await import('../server.js');
   // Logs go to stderr: stdout carries only the command's result (one object with --json).
   const log = createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
-  return server.startServer(config, { clock: io.clock, log });
+  return server.startServer(config, { clock: io.clock, log, ...(heldLock ? { heldLock } : {}) });
 }
 
 interface StopWatch {
@@ -54,9 +54,17 @@ function watchForStop(io: CliIo): StopWatch {
   };
 }
 
-/** Starts the API, lets `announce` print the result, serves until asked to stop, closes. */
-export async function serveUntilStopped(context: CommandContext, config: Config, announce: (server: RunningServer) => void): Promise<void> {
-  const server = await startServer(config, context.io);
+/**
+ * Starts the API, lets `announce` print the result, serves until asked to stop, closes.
+ * `heldLock` is the books file's server lock when the caller took it already.
+ */
+export async function serveUntilStopped(
+  context: CommandContext,
+  config: Config,
+  announce: (server: RunningServer) => void,
+  heldLock?: () => void,
+): Promise<void> {
+  const server = await startServer(config, context.io, heldLock);
   const watch = watchForStop(context.io);
   try {
     announce(server);

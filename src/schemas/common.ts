@@ -87,8 +87,11 @@ export const ErrorBody = Strict(
 export const DEFAULT_PAGE_SIZE = 50;
 export const LimitParam = Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'page size, 1 to 100, default 50' });
 
-/** The opaque cursor a list returned as nextCursor. */
-export const CursorParam = Type.String({ minLength: 1, maxLength: 1000, description: 'nextCursor from the previous page, passed back unchanged' });
+/**
+ * The opaque cursor a list returned as nextCursor. It carries the last row's sort position: a
+ * name of 200 characters can fold to 600, each up to 4 bytes, so the bound leaves room for that.
+ */
+export const CursorParam = Type.String({ minLength: 1, maxLength: 4096, description: 'nextCursor from the previous page, passed back unchanged' });
 
 /** Free-text search: matched anywhere, case-insensitively; `%` and `_` are wildcards. */
 export const SearchParam = Text(200, { description: 'matched anywhere, case-insensitively; % and _ are wildcards' });

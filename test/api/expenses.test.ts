@@ -466,6 +466,28 @@ describe('POST /expenses', () => {
       expect(written()).to.deep.equal(before);
     });
 
+    for (const [name, role] of [
+      ['Accounts Receivable', 'accounts_receivable'],
+      ['Accounts Payable', 'accounts_payable'],
+      ['Sales Tax Payable', 'sales_tax_payable'],
+      ['Sales', 'sales'],
+      ["Owner's Equity", 'owner_equity'],
+      ['Retained Earnings', 'retained_earnings'],
+      ['Realized FX Gain or Loss', 'fx_gain_loss'],
+    ]) {
+      it(`refuses ${name}, an account Daybook keeps itself (422 validation_failed "accountId:")`, async () => {
+        const before = written();
+        const res = await post(expense({ accountId: accountId(name!) }));
+        expectInvalid(res, 'accountId');
+        expect(res.body.error.message).to.contain(role);
+        expect(written()).to.deep.equal(before);
+      });
+    }
+
+    it('accepts Uncategorized Expense, the one system account an expense may name (201)', async () => {
+      expectCreated(await post(expense({ accountId: accountId('Uncategorized Expense') })));
+    });
+
     it('accepts an asset account such as Equipment and posts it as sent (201)', async () => {
       const equipment = accountId('Equipment');
       const { expenseId, transactionId } = expectCreated(await post(expense({ accountId: equipment, amountCents: '250000' })));

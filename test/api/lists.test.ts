@@ -318,6 +318,16 @@ for (const list of [CUSTOMERS, VENDORS]) {
         expect(walk.rows.map((row) => row.id)).to.deep.equal(all.map((name) => ids.get(name)));
       });
 
+      it('pages past the longest names in any script (a cursor holds the last name served)', async () => {
+        // 200 characters each (199 and a digit); emoji are two UTF-16 units, ΐ folds to three characters.
+        const longest = ['😀', 'ΐ', '中', 'a'].map((char, index) => `${char.repeat(199)}${index}`);
+        const { account } = accountWith(longest);
+        const walk = await walkPages<{ name: string }>(app, account.key, list.path, list.field, { limit: 1 });
+        expect(walk.rows).to.have.length(4);
+        expect([...names(walk.rows)].sort()).to.deep.equal([...longest].sort());
+        expect(Math.max(...walk.responses.map((res) => String(res.body.nextCursor ?? '').length))).to.be.greaterThan(1000);
+      });
+
       it('returns nextCursor null when the last page is exactly full (6 rows, limit=3: two pages, no empty third)', async () => {
         const all = numbered('Full', 6);
         const { account } = accountWith(all);

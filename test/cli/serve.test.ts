@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CliHarness, expectOk, parseOneObject, waitFor } from './support.js';
+import { CliHarness, expectBadArguments, expectOk, parseOneObject, waitFor } from './support.js';
 
 interface DemoOutput {
   url: string;
@@ -79,5 +79,25 @@ describe('daybook serve and demo', function () {
       () => 'refused',
     );
     expect(afterStop).to.equal('refused');
+  });
+
+  it('refuses a second serve of the same books while the first runs (exit 2, one line), and serves again once it stopped', async () => {
+    const stop = new AbortController();
+    const first = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: stop.signal });
+    try {
+      await waitFor(first, () => first.stdout().endsWith('\n'), 'the first serve object on stdout');
+      expectBadArguments(await cli.run(['serve', '--port', '0', '--host', '127.0.0.1']), /another daybook server is serving/);
+    } finally {
+      stop.abort();
+    }
+    expectOk(await first.done);
+    const again = new AbortController();
+    const second = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: again.signal });
+    try {
+      await waitFor(second, () => second.stdout().endsWith('\n'), 'the second serve object on stdout');
+    } finally {
+      again.abort();
+    }
+    expectOk(await second.done);
   });
 });

@@ -1,76 +1,84 @@
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { loadConfig } from '../../src/config.js';
-import { acquireServerLock, lockPath, ServerLockError } from '../../src/db/server-lock.js';
+import { acquireServerLock, ServerLockError } from '../../src/db/server-lock.js';
 import { createLogger } from '../../src/log.js';
+import { projectRoot } from '../../src/paths.js';
 import { startServer } from '../../src/server.js';
 
-/** One server per books file: the lock beside it, taken over only from an owner that is gone. */
+/** One server per books file: an exclusive lock the kernel drops when its process ends. */
 describe('the server lock (one server per books file)', () => {
   let dir: string;
   let books: string;
-  let other: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'daybook-lock-'));
     books = join(dir, 'books.sqlite');
   });
   afterEach(() => {
-    other?.kill('SIGKILL');
-    other = undefined;
+    for (const child of children.splice(0)) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A lock file as another process would have written it. */
-  const lockedBy = (pid: number, bootId: string | null = currentBootId()) => writeFileSync(lockPath(books), JSON.stringify({ pid, bootId }));
-  const liveProcess = (): number => {
-    other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
-    return other.pid!;
-  };
+  /** Another process trying to take the lock: resolves with what it said ("held" or "refused"). */
+  function otherProcess(): { child: ChildProcess; said: Promise<string> } {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/support/hold-lock.ts'), books], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    const said = new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+    return { child, said };
+  }
 
-  it('takes a free lock, records this process, and removes the file on release', () => {
+  const exited = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+
+  it('takes a free lock and gives it back on release', () => {
+    acquireServerLock(books)();
+    acquireServerLock(books)();
+  });
+
+  it('refuses a second taker in the same process while the first holds it', () => {
     const release = acquireServerLock(books);
-    expect(JSON.parse(readFileSync(lockPath(books), 'utf8')).pid).to.equal(process.pid);
+    expect(() => acquireServerLock(books)).to.throw(ServerLockError, /another daybook server is serving/);
     release();
-    expect(existsSync(lockPath(books))).to.equal(false);
+    acquireServerLock(books)();
+  });
+
+  it('refuses while another process holds the lock', async () => {
+    const { said } = otherProcess();
+    expect(await said).to.equal('held');
+    expect(() => acquireServerLock(books)).to.throw(ServerLockError);
+  });
+
+  it('is free again the moment its holder is killed, with nothing stale left to judge', async () => {
+    const { child, said } = otherProcess();
+    expect(await said).to.equal('held');
+    const gone = exited(child);
+    child.kill('SIGKILL');
+    await gone;
+    acquireServerLock(books)();
+  });
+
+  it('lets exactly one of several processes starting at once take it', async function () {
+    this.timeout(30_000);
+    const contenders = Array.from({ length: 6 }, () => otherProcess());
+    const answers = await Promise.all(contenders.map((contender) => contender.said));
+    expect(answers.filter((answer) => answer === 'held')).to.have.lengthOf(1);
+    expect(answers.filter((answer) => answer === 'refused')).to.have.lengthOf(5);
   });
 
   it('creates the books file\'s folder when it does not exist yet', () => {
-    const nested = join(dir, 'new', 'folder', 'books.sqlite');
-    acquireServerLock(nested)();
+    acquireServerLock(join(dir, 'new', 'folder', 'books.sqlite'))();
   });
 
-  it('refuses while another live process holds the lock, naming it', () => {
-    const pid = liveProcess();
-    lockedBy(pid);
-    expect(() => acquireServerLock(books)).to.throw(ServerLockError, `another daybook server (process ${pid}) is serving`);
-    expect(JSON.parse(readFileSync(lockPath(books), 'utf8')).pid).to.equal(pid);
-  });
-
-  it('takes over the lock of a process that is gone (killed without cleaning up)', async () => {
-    const pid = liveProcess();
-    lockedBy(pid);
-    const exited = new Promise((resolve) => other!.once('exit', resolve));
-    other!.kill('SIGKILL');
-    await exited;
-    acquireServerLock(books)();
-  });
-
-  it('takes over a lock written before a reboot, even if its process id is in use again', () => {
-    lockedBy(liveProcess(), 'another-boot');
-    acquireServerLock(books)();
-  });
-
-  it('takes over a lock file it cannot read (its owner died while writing it)', () => {
-    writeFileSync(lockPath(books), '{"pi');
-    acquireServerLock(books)();
-  });
-
-  it('startServer refuses a books file another server serves, and leaves its lock alone', async () => {
-    const pid = liveProcess();
-    lockedBy(pid);
+  it('startServer refuses a books file another server serves', async () => {
+    const { said } = otherProcess();
+    expect(await said).to.equal('held');
     const config = loadConfig({}, { db: books, port: 0, host: '127.0.0.1', logLevel: 'silent' });
     let refused: unknown;
     try {
@@ -79,22 +87,13 @@ describe('the server lock (one server per books file)', () => {
       refused = error;
     }
     expect(refused).to.be.instanceOf(ServerLockError);
-    expect(JSON.parse(readFileSync(lockPath(books), 'utf8')).pid).to.equal(pid);
   });
 
-  it('startServer takes the lock and gives it back on close', async () => {
+  it('startServer holds the lock while it serves and gives it back on close', async () => {
     const config = loadConfig({}, { db: books, port: 0, host: '127.0.0.1', logLevel: 'silent' });
     const server = await startServer(config, { log: createLogger('silent') });
-    expect(existsSync(lockPath(books))).to.equal(true);
+    expect(() => acquireServerLock(books)).to.throw(ServerLockError);
     await server.close();
-    expect(existsSync(lockPath(books))).to.equal(false);
+    acquireServerLock(books)();
   });
 });
-
-function currentBootId(): string | null {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    return null;
-  }
-}
