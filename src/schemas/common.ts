@@ -104,4 +104,12 @@ export function Nullable<T extends TSchema>(schema: T) {
 /** `true` or `false` in a query string, read as a boolean. */
 export const BooleanParam = Type.Boolean({ description: 'true or false' });
 
+/** The query of an account-wide list ordered by name (GET /customers, GET /vendors). */
+export const NameListQuery = Strict({
+  search: Type.Optional(SearchParam),
+  includeArchived: Type.Optional(BooleanParam),
+  cursor: Type.Optional(CursorParam),
+  limit: Type.Optional(LimitParam),
+});
+
 export type { Static, TSchema, TObject };

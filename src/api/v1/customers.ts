@@ -1,19 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { findOrCreateCustomer, listCustomers as listTenantCustomers } from '../../books/customers.js';
+import { nameListFilters, pageRequestOf } from './paging.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import {
-  BooleanParam,
-  CurrencyCode,
-  CursorParam,
-  DEFAULT_PAGE_SIZE,
-  LimitParam,
-  Name,
-  Nullable,
-  SearchParam,
-  Strict,
-  Text,
-  Uuid,
-} from '../../schemas/common.js';
+import { CurrencyCode, Name, NameListQuery, Nullable, Strict, Text, Uuid } from '../../schemas/common.js';
 
 export const CustomerSchema = Strict(
   {
@@ -35,24 +24,14 @@ export const listCustomers = defineRead({
   description:
     'Customers belong to the account, not to a business: every key sees them all, a business-limited key included. Ordered by name (case-insensitive); cursor-paged.',
   params: Strict({}),
-  query: Strict({
-    search: Type.Optional(SearchParam),
-    includeArchived: Type.Optional(BooleanParam),
-    cursor: Type.Optional(CursorParam),
-    limit: Type.Optional(LimitParam),
-  }),
+  query: NameListQuery,
   body: Strict({}),
   responses: {
     200: { description: 'A page of customers', schema: Strict({ customers: Type.Array(CustomerSchema), nextCursor: Nullable(Type.String()) }) },
   },
   errors: [],
   handle({ principal, services, query }) {
-    const page = listTenantCustomers(
-      services.db,
-      principal.tenant.id,
-      { search: query.search, includeArchived: query.includeArchived },
-      { cursor: query.cursor, limit: query.limit ?? DEFAULT_PAGE_SIZE },
-    );
+    const page = listTenantCustomers(services.db, principal.tenant.id, nameListFilters(query), pageRequestOf(query));
     return { status: 200, body: { customers: page.rows, nextCursor: page.nextCursor } };
   },
 });

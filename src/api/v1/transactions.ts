@@ -9,11 +9,11 @@ import {
   type TransactionSummary,
 } from '../../books/transactions.js';
 import { notFound, validationFailed } from '../../errors.js';
+import { pageRequestOf } from './paging.js';
 import { defineRead } from '../../http/operation.js';
 import { usd } from '../../money.js';
 import {
   CursorParam,
-  DEFAULT_PAGE_SIZE,
   DigitString,
   IsoDate,
   LimitParam,
@@ -117,7 +117,7 @@ export const listTransactions = defineRead({
         minCents,
         maxCents,
       },
-      { cursor: query.cursor, limit: query.limit ?? DEFAULT_PAGE_SIZE },
+      pageRequestOf(query),
     );
     return { status: 200, body: { transactions: page.rows.map(presentSummary), nextCursor: page.nextCursor } };
   },

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { listVendors as listTenantVendors } from '../../books/vendors.js';
+import { nameListFilters, pageRequestOf } from './paging.js';
 import { defineRead } from '../../http/operation.js';
-import { BooleanParam, CursorParam, DEFAULT_PAGE_SIZE, LimitParam, Nullable, SearchParam, Strict, Uuid } from '../../schemas/common.js';
+import { NameListQuery, Nullable, Strict, Uuid } from '../../schemas/common.js';
 
 export const VendorSchema = Strict(
   {
@@ -21,24 +22,14 @@ export const listVendors = defineRead({
   description:
     'Vendors belong to the account, not to a business: every key sees them all. search matches the canonical name only. Ordered by name (case-insensitive); cursor-paged.',
   params: Strict({}),
-  query: Strict({
-    search: Type.Optional(SearchParam),
-    includeArchived: Type.Optional(BooleanParam),
-    cursor: Type.Optional(CursorParam),
-    limit: Type.Optional(LimitParam),
-  }),
+  query: NameListQuery,
   body: Strict({}),
   responses: {
     200: { description: 'A page of vendors', schema: Strict({ vendors: Type.Array(VendorSchema), nextCursor: Nullable(Type.String()) }) },
   },
   errors: [],
   handle({ principal, services, query }) {
-    const page = listTenantVendors(
-      services.db,
-      principal.tenant.id,
-      { search: query.search, includeArchived: query.includeArchived },
-      { cursor: query.cursor, limit: query.limit ?? DEFAULT_PAGE_SIZE },
-    );
+    const page = listTenantVendors(services.db, principal.tenant.id, nameListFilters(query), pageRequestOf(query));
     const vendors = page.rows.map(({ id, name, is1099Eligible }) => ({ id, name, is1099Eligible }));
     return { status: 200, body: { vendors, nextCursor: page.nextCursor } };
   },
