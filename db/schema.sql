@@ -14,9 +14,13 @@ CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id);
 
 CREATE INDEX invoice_reminders_invoice ON invoice_reminders(invoice_id, reminded_at);
 
-CREATE INDEX invoices_business_issue ON invoices(business_id, issue_date DESC, id DESC);
-
 CREATE INDEX invoices_customer ON invoices(customer_id);
+
+CREATE INDEX invoices_register ON invoices(business_id, issue_date DESC, created_at DESC, id DESC);
+
+CREATE INDEX invoices_register_customer ON invoices(business_id, customer_id, issue_date DESC, created_at DESC, id DESC);
+
+CREATE INDEX invoices_register_status ON invoices(business_id, status, issue_date DESC, created_at DESC, id DESC);
 
 CREATE INDEX journal_entries_business_date ON journal_entries(business_id, entry_date);
 
@@ -137,7 +141,7 @@ CREATE TABLE email_outbox (
     last_error TEXT,
     created_at TEXT NOT NULL,
     sent_at TEXT
-  ) STRICT;
+  , body_html TEXT) STRICT;
 
 CREATE TABLE exchange_rates (
     currency TEXT NOT NULL CHECK (currency IN ('CAD','EUR','GBP','MXN')),
@@ -197,7 +201,7 @@ CREATE TABLE invoice_payments (
     usd_cents INTEGER NOT NULL CHECK (usd_cents >= 0),
     journal_entry_id TEXT NOT NULL REFERENCES journal_entries(id),
     created_at TEXT NOT NULL
-  ) STRICT;
+  , receivable_usd_cents INTEGER NOT NULL DEFAULT 0 CHECK (receivable_usd_cents >= 0)) STRICT;
 
 CREATE TABLE invoice_reminders (
     id TEXT PRIMARY KEY,
@@ -297,7 +301,7 @@ CREATE TABLE review_queue_items (
   ) STRICT;
 
 CREATE TABLE server_secrets (
-    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing')),
+    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing','pay_links')),
     secret TEXT NOT NULL CHECK (length(secret) = 64),
     created_at TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
@@ -365,6 +369,21 @@ CREATE TRIGGER audit_log_no_replace BEFORE INSERT ON audit_log
 
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
+
+CREATE TRIGGER invoice_lines_fixed_once_sent BEFORE UPDATE ON invoice_lines
+   WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'
+   BEGIN SELECT RAISE(ABORT, 'invoice lines are fixed once the invoice is sent'); END;
+
+CREATE TRIGGER invoice_payments_no_delete BEFORE DELETE ON invoice_payments
+   BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
+
+CREATE TRIGGER invoice_payments_no_update BEFORE UPDATE ON invoice_payments
+   BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
+
+CREATE TRIGGER invoices_posted_fixed BEFORE UPDATE OF customer_id, number, currency, issue_date, due_date, subtotal_cents, tax_cents,
+     total_cents, usd_per_unit, subtotal_usd_cents, tax_usd_cents, business_id ON invoices
+   WHEN OLD.journal_entry_id IS NOT NULL
+   BEGIN SELECT RAISE(ABORT, 'a sent invoice keeps its amounts, currency, dates and rate; void it and issue another'); END;
 
 CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;

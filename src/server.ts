@@ -13,7 +13,7 @@ import { migrateLatest } from './db/migrate.js';
 import { acquireServerLock } from './db/server-lock.js';
 import { errorBody } from './errors.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
-import { ensureCursorSecret } from './books/paging.js';
+import { ensureServerSecrets } from './books/secrets.js';
 import { createLogger, type Logger } from './log.js';
 
 export interface RunningServer {
@@ -57,7 +57,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
   try {
     const released = releaseAbandonedClaims(db);
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
-    ensureCursorSecret(db, clock);
+    ensureServerSecrets(db, clock);
     app = buildApp({
       db,
       clock,

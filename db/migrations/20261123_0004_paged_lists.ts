@@ -33,7 +33,7 @@ export const statements: string[] = [
   `CREATE TRIGGER vendors_name_key_required BEFORE INSERT ON vendors WHEN NEW.name_key = ''
    BEGIN SELECT RAISE(ABORT, 'vendors.name_key must be the folded name (src/names.ts foldName)'); END`,
   `CREATE TABLE server_secrets (
-    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing')),
+    name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing','pay_links')),
     secret TEXT NOT NULL CHECK (length(secret) = 64),
     created_at TEXT NOT NULL
   ) STRICT, WITHOUT ROWID`,

@@ -3,6 +3,7 @@ import * as initial from './20261122_0001_initial.js';
 import * as tenants from './20261123_0002_tenants.js';
 import * as ledgerGuards from './20261123_0003_ledger_guards.js';
 import * as pagedLists from './20261123_0004_paged_lists.js';
+import * as invoicing from './20261123_0005_invoicing.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -27,4 +28,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0002_tenants', module: tenants },
   { name: '20261123_0003_ledger_guards', module: ledgerGuards },
   { name: '20261123_0004_paged_lists', module: pagedLists },
+  { name: '20261123_0005_invoicing', module: invoicing },
 ];

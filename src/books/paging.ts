@@ -1,8 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../clock.js';
-import { nowIso } from '../clock.js';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/connection.js';
-import { all, one, run } from '../db/statements.js';
+import { all } from '../db/statements.js';
+import { serverSecret } from './secrets.js';
 import { validationFailed } from '../errors.js';
 import { foldName } from '../names.js';
 
@@ -34,39 +33,12 @@ export interface ListScope {
 }
 
 const CURSOR_VERSION = 1;
-/** The secrets the books keep (server_secrets.name); cursors are signed with the one here. */
-export const SERVER_SECRET_NAMES = ['cursor_signing'] as const;
-const SECRET_NAME: (typeof SERVER_SECRET_NAMES)[number] = 'cursor_signing';
 
 interface CursorPayload {
   v: number;
   list: string;
   filters: string;
   after: string[];
-}
-
-/** Creates the cursor-signing secret on first start; later starts keep it, so cursors outlive restarts. */
-export function ensureCursorSecret(db: Db, clock: Clock): void {
-  run(
-    db,
-    'INSERT INTO server_secrets (name, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
-    SECRET_NAME,
-    randomBytes(32).toString('hex'),
-    nowIso(clock),
-  );
-}
-
-const secrets = new WeakMap<Db, Buffer>();
-
-function cursorSecret(db: Db): Buffer {
-  let secret = secrets.get(db);
-  if (!secret) {
-    const row = one<{ secret: string }>(db, 'SELECT secret FROM server_secrets WHERE name = ?', SECRET_NAME);
-    if (!row) throw new Error('paging: no cursor secret; ensureCursorSecret runs at start-up');
-    secret = Buffer.from(row.secret, 'hex');
-    secrets.set(db, secret);
-  }
-  return secret;
 }
 
 /** Where the page starts: null for the first page, else the sort position the cursor carries. */
@@ -107,7 +79,7 @@ function openCursor(db: Db, scope: ListScope, cursor: string): string[] {
 }
 
 function signature(db: Db, body: string): Buffer {
-  return createHmac('sha256', cursorSecret(db)).update(body).digest();
+  return createHmac('sha256', serverSecret(db, 'cursor_signing')).update(body).digest();
 }
 
 /**

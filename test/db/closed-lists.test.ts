@@ -8,7 +8,7 @@ import type { KeyAccess } from '../../src/books/keys.js';
 import { type Direction, type LineBasis, SOURCE_TYPES } from '../../src/books/ledger.js';
 import { PLAN_NAMES } from '../../src/books/plans.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
-import { SERVER_SECRET_NAMES } from '../../src/books/paging.js';
+import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
 import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';
 import { CURRENCIES, FOREIGN_CURRENCIES } from '../../src/money.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { ensureCursorSecret } from '../../src/books/paging.js';
+import { ensureServerSecrets } from '../../src/books/secrets.js';
 import { fixedClock } from '../../src/clock.js';
 
 export interface TempDb {
@@ -19,7 +19,7 @@ export async function freshDb(): Promise<TempDb> {
   const path = join(dir, 'books.sqlite');
   await migrateLatest(path);
   const db = openDb(path, { synchronous: 'normal' });
-  ensureCursorSecret(db, fixedClock('2026-03-15T12:00:00.000Z'));
+  ensureServerSecrets(db, fixedClock('2026-03-15T12:00:00.000Z'));
   return {
     db,
     path,

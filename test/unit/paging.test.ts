@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { type ListScope, ensureCursorSecret, pageOf, pageStart } from '../../src/books/paging.js';
+import { type ListScope, pageOf, pageStart } from '../../src/books/paging.js';
+import { ensureServerSecrets } from '../../src/books/secrets.js';
 import { ApiError } from '../../src/errors.js';
 import { openDb } from '../../src/db/connection.js';
 import { freshDb, type TempDb } from '../support/db.js';
@@ -88,7 +89,7 @@ describe('cursor paging', () => {
 
   it('keeps its secret across restarts: a cursor issued before still works after', () => {
     const cursor = firstCursor();
-    ensureCursorSecret(temp.db, testClock());
+    ensureServerSecrets(temp.db, testClock());
     const reopened = openDb(temp.path);
     try {
       expect(pageStart(reopened, scope, { cursor, limit: 2 })).to.deep.equal(['b']);
