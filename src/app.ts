@@ -10,8 +10,10 @@ import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
+import { createMailer } from './email/mailer.js';
 import type { ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
+import { payPage } from './http/pay-page.js';
 import type { Logger } from './log.js';
 
 export const API_PREFIX = '/api/v1';
@@ -36,12 +38,14 @@ export type DaybookApp = Koa<RequestState> & { services: Services; close(): void
  */
 export function buildApp(options: AppOptions): DaybookApp {
   const counters = new CounterStore(options.config.db, options.clock);
+  const mailer = createMailer(options.config, options.log);
   const services: Services = {
     db: options.db,
     clock: options.clock,
     config: options.config,
     log: options.log,
     counters,
+    mailer,
   };
 
   let api: AppMiddleware;
@@ -49,6 +53,7 @@ export function buildApp(options: AppOptions): DaybookApp {
     api = apiPipeline(services, options.operations ?? operations, options.onReplyViolation);
   } catch (error) {
     counters.close();
+    mailer.close();
     throw error;
   }
   const app = new Koa<RequestState>({ proxy: false }) as DaybookApp;
@@ -56,10 +61,13 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(requestId);
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
-  app.use(routeByPrefix(api, publicPipeline()));
+  app.use(routeByPrefix(api, publicPipeline(services)));
 
   app.services = services;
-  app.close = () => counters.close();
+  app.close = () => {
+    counters.close();
+    mailer.close();
+  };
   return app;
 }
 
@@ -69,11 +77,12 @@ function apiPipeline(services: Services, served: readonly Operation[], onReplyVi
   return compose([authenticate(services), onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 
-function publicPipeline(): AppMiddleware {
+function publicPipeline(services: Services): AppMiddleware {
   const router = new Router<RequestState>({ strict: true, sensitive: true });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });
+  router.get('/pay/:token', payPage(services) as never);
   return compose([onlyMethods(['GET'], router), notFoundFallback]) as AppMiddleware;
 }
 

@@ -67,7 +67,8 @@ export function createBusiness(db: Db, clock: Clock, actor: Actor, input: Create
     getTenant(db, input.tenantId);
     run(
       db,
-      'INSERT INTO businesses (id, tenant_id, name, basis, payment_terms_days, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      // Invoice numbers start at 1 (INV-0001); the column's older default was 1001.
+      'INSERT INTO businesses (id, tenant_id, name, basis, payment_terms_days, next_invoice_number, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)',
       id,
       input.tenantId,
       input.name,

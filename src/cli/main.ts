@@ -4,6 +4,7 @@ import { registerBusinessCommands } from './businesses.js';
 import { type CliIo, defaultIo } from './context.js';
 import { registerDemoCommand } from './demo.js';
 import { describeFailure, EXIT_OK } from './errors.js';
+import { registerInvoiceCommands } from './invoices.js';
 import { registerKeyCommands } from './keys.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPeriodCommands } from './periods.js';
@@ -38,6 +39,7 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerKeyCommands(program, io);
   registerPeriodCommands(program, io);
   registerRateCommands(program, io);
+  registerInvoiceCommands(program, io);
   return program;
 }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../log.js';
+import type { Mailer } from '../email/mailer.js';
 import type { CounterStore } from './rate-limit.js';
 
 /** Everything a request may use; built once in app.ts. */
@@ -13,6 +14,8 @@ export interface Services {
   config: Config;
   log: Logger;
   counters: CounterStore;
+  /** Delivers the outbox's emails: SMTP when DAYBOOK_SMTP_URL is set, else the log. */
+  mailer: Mailer;
 }
 
 export interface RequestState {

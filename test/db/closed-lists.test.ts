@@ -9,6 +9,7 @@ import { type Direction, type LineBasis, SOURCE_TYPES } from '../../src/books/le
 import { PLAN_NAMES } from '../../src/books/plans.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
 import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
+import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/books/outbox.js';
 import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';
 import { CURRENCIES, FOREIGN_CURRENCIES } from '../../src/money.js';
@@ -49,6 +50,8 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'transactions.source', code: 'TRANSACTION_SOURCES', values: TRANSACTION_SOURCES },
   { column: 'transactions.direction', code: 'TRANSACTION_DIRECTIONS', values: TRANSACTION_DIRECTIONS },
   { column: 'server_secrets.name', code: 'SERVER_SECRET_NAMES', values: SERVER_SECRET_NAMES },
+  { column: 'email_outbox.kind', code: 'EMAIL_KINDS', values: EMAIL_KINDS },
+  { column: 'email_outbox.status', code: 'EMAIL_STATUSES', values: EMAIL_STATUSES },
   { column: 'invoices.status', code: 'INVOICE_STATUSES', values: INVOICE_STATUSES },
   { column: 'invoice_payments.method', code: 'PAYMENT_METHODS', values: PAYMENT_METHODS },
   // Unions without an array in code: the list here is checked against the type by tsc.
@@ -66,8 +69,6 @@ const CLOSED_LISTS: ClosedList[] = [
 const NO_CODE_LIST_YET = [
   'today_signals.severity',
   'idempotency_records.state',
-  'email_outbox.kind',
-  'email_outbox.status',
 ];
 
 const IN_LIST = /CHECK \((\w+) IN \(('[^)]*)\)\)/g;

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/connection.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
@@ -50,16 +50,20 @@ export interface TestAppOptions {
   onReplyViolation?: (violation: ReplyViolation) => void;
   /** Serve an existing books file (the caller owns it and removes it) instead of a fresh one. */
   dbPath?: string;
+  /** Settings to use instead of the defaults (an SMTP server, a rate provider, the site URL). */
+  config?: Partial<Config>;
+  /** Where the server's log lines go (default: nowhere). */
+  log?: Logger;
 }
 
 export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: TestAppOptions = {}): Promise<TestApp> {
   const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'daybook-api-'));
   const dbPath = options.dbPath ?? join(dir!, 'books.sqlite');
   const clock = fixedClock(at);
-  const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal' });
+  const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal', ...options.config });
   const server = await startServer(config, {
     clock,
-    log: createLogger('silent'),
+    log: options.log ?? createLogger('silent'),
     onReplyViolation: options.onReplyViolation ?? recordViolation,
     ...(options.operations ? { operations: options.operations } : {}),
   });

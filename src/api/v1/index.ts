@@ -3,6 +3,7 @@ import { listAccounts } from './accounts.js';
 import { listBusinesses } from './businesses.js';
 import { createCustomer, listCustomers } from './customers.js';
 import { createExpense } from './expenses.js';
+import { createInvoice, getInvoice, listInvoices, recordPaymentOperation, remindInvoiceOperation, sendInvoiceOperation } from './invoices.js';
 import { getTransaction, listTransactions } from './transactions.js';
 import { listVendors } from './vendors.js';
 
@@ -16,4 +17,10 @@ export const operations: readonly Operation[] = [
   listTransactions,
   getTransaction,
   createExpense,
+  listInvoices,
+  getInvoice,
+  createInvoice,
+  sendInvoiceOperation,
+  remindInvoiceOperation,
+  recordPaymentOperation,
 ];

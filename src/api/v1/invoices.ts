@@ -1,0 +1,357 @@
+import { Type } from '@sinclair/typebox';
+import { canReach, resolveBusiness } from '../../books/access.js';
+import { findInvoice, type Invoice, INVOICE_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
+import { recordPayment, remindInvoice, sendInvoice } from '../../books/invoice-posting.js';
+import { payToken, payUrl } from '../../books/pay-links.js';
+import { todayUtc } from '../../clock.js';
+import type { Db } from '../../db/connection.js';
+import { pendingEmailIds } from '../../books/outbox.js';
+import { deliverEmails } from '../../email/deliver.js';
+import { notFound, validationFailed } from '../../errors.js';
+import type { Services } from '../../http/context.js';
+import { defineRead, defineWrite } from '../../http/operation.js';
+import type { Principal } from '../../books/keys.js';
+import { type Currency, type ForeignCurrency, money } from '../../money.js';
+import { lookUpRate } from '../../rates/look-up.js';
+import {
+  BooleanParam,
+  CurrencyCode,
+  CursorParam,
+  DigitString,
+  IsoDate,
+  LimitParam,
+  Money,
+  Nullable,
+  Strict,
+  StringEnum,
+  Text,
+  Uuid,
+} from '../../schemas/common.js';
+import { pageRequestOf } from './paging.js';
+
+/** The four methods the API records; the fifth (stripe) is the pay page's. */
+const API_PAYMENT_METHODS = ['check', 'cash', 'wire', 'other'] as const;
+
+const Quantity = Type.String({
+  pattern: '^(?=.*[1-9])[0-9]{1,12}(\\.[0-9]{1,6})?$',
+  'x-error': 'must be a number greater than zero with up to 6 decimals, such as 2 or 1.5',
+  description: 'a decimal greater than zero, up to 6 decimal places',
+});
+const TaxRate = Type.String({
+  pattern: '^[0-9]{1,3}(\\.[0-9]{1,6})?$',
+  'x-error': 'must be a percentage from 0 to 100 with up to 6 decimals, such as 8.875',
+  description: '0 to 100, up to 6 decimal places',
+});
+
+export const InvoiceSummarySchema = Strict(
+  {
+    id: Uuid,
+    number: Type.String(),
+    status: StringEnum(INVOICE_STATUSES),
+    customer: Type.String({ description: 'customer name' }),
+    issueDate: IsoDate,
+    dueDate: IsoDate,
+    total: Money,
+    paid: Money,
+    balance: Money,
+    currency: CurrencyCode,
+  },
+  { title: 'InvoiceSummary' },
+);
+
+export const InvoiceDetailSchema = Strict(
+  {
+    id: Uuid,
+    number: Type.String(),
+    status: StringEnum(INVOICE_STATUSES),
+    issueDate: IsoDate,
+    dueDate: IsoDate,
+    currency: CurrencyCode,
+    customer: Strict({ id: Uuid, name: Type.String() }),
+    terms: Nullable(Type.String()),
+    subtotal: Money,
+    tax: Money,
+    total: Money,
+    paid: Money,
+    balance: Money,
+    memo: Nullable(Type.String()),
+    lines: Type.Array(
+      Strict({ description: Type.String(), quantity: Type.String(), unitPrice: Money, amount: Money, account: Type.String({ description: 'account name' }) }),
+    ),
+    payments: Type.Array(Strict({ amount: Money, method: Type.String(), paidAt: IsoDate })),
+    payUrl: Type.String({ description: "the customer's own pay page: anyone with the link can open and pay the invoice" }),
+  },
+  { title: 'InvoiceDetail' },
+);
+
+function presentSummary(invoice: InvoiceSummary) {
+  const of = (cents: bigint) => money(cents, invoice.currency);
+  return {
+    id: invoice.id,
+    number: invoice.number,
+    status: invoice.status,
+    customer: invoice.customer,
+    issueDate: invoice.issueDate,
+    dueDate: invoice.dueDate,
+    total: of(invoice.totalCents),
+    paid: of(invoice.paidCents),
+    balance: of(invoice.totalCents - invoice.paidCents),
+    currency: invoice.currency,
+  };
+}
+
+export function presentInvoice(db: Db, siteUrl: string, invoice: Invoice) {
+  const of = (cents: bigint) => money(cents, invoice.currency);
+  return {
+    id: invoice.id,
+    number: invoice.number,
+    status: invoice.status,
+    issueDate: invoice.issueDate,
+    dueDate: invoice.dueDate,
+    currency: invoice.currency,
+    customer: { id: invoice.customer.id, name: invoice.customer.name },
+    terms: termsText(invoice.paymentTermsDays),
+    subtotal: of(invoice.subtotalCents),
+    tax: of(invoice.taxCents),
+    total: of(invoice.totalCents),
+    paid: of(invoice.paidCents),
+    balance: of(invoice.totalCents - invoice.paidCents),
+    memo: invoice.memo,
+    lines: invoice.lines.map((line) => ({
+      description: line.description,
+      quantity: line.quantity,
+      unitPrice: of(line.unitPriceCents),
+      amount: of(line.amountCents),
+      account: line.account,
+    })),
+    payments: invoice.payments.map((payment) => ({ amount: of(payment.amountCents), method: payment.method, paidAt: payment.paidAt })),
+    payUrl: payUrl(siteUrl, payToken(db, invoice.id)),
+  };
+}
+
+/** The invoice a key may see: one of a business it cannot reach answers 404, like one that does not exist. */
+function reachableInvoice(services: Services, principal: Principal, id: string): Invoice {
+  const invoice = findInvoice(services.db, id);
+  if (!invoice || !canReach(services.db, principal, invoice.businessId)) throw notFound('invoice');
+  return invoice;
+}
+
+/**
+ * A foreign invoice posts at a stored rate. When none is stored for the date, the configured
+ * provider is asked once, before the write's transaction; what it could not give is said in
+ * the 422 the write then answers.
+ */
+async function ensureRate(services: Services, currency: Currency, date: string): Promise<void> {
+  if (currency === 'USD') return;
+  const provider = { kind: services.config.fxProvider, url: services.config.fxProviderUrl };
+  const found = await lookUpRate(services.db, services.clock, provider, currency as ForeignCurrency, date);
+  if ('problem' in found) services.log.warn({ currency, date, problem: found.problem }, 'no exchange rate to be had');
+}
+
+/** Emails written by a write are delivered after its commit; a failure leaves them for the retries. */
+async function deliver(services: Services, ids: string[]): Promise<void> {
+  if (ids.length > 0) await deliverEmails(services.db, services.clock, services.mailer, services.log, ids);
+}
+
+const NewLine = Strict({
+  description: Type.String({ minLength: 1, maxLength: 2000 }),
+  quantity: Quantity,
+  unitPriceCents: DigitString,
+  accountId: Uuid,
+});
+
+export const createInvoice = defineWrite({
+  id: 'invoices.create',
+  method: 'POST',
+  path: '/invoices',
+  permission: 'invoices:write',
+  summary: 'Create a draft invoice',
+  description:
+    'A draft: numbered, priced exactly, due on dueDate or after the payment terms (the request, the customer, the business, then the account). Nothing is sent, emailed or posted.',
+  params: Strict({}),
+  query: Strict({}),
+  body: Strict({
+    entityId: Type.Optional(Uuid),
+    customerId: Uuid,
+    issueDate: Type.Optional(IsoDate),
+    paymentTermsDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+    dueDate: Type.Optional(IsoDate),
+    lines: Type.Array(NewLine, { minItems: 1, maxItems: 500 }),
+    currency: Type.Optional(CurrencyCode),
+    taxRatePercent: Type.Optional(TaxRate),
+    memo: Type.Optional(Type.String({ maxLength: 2000 })),
+  }),
+  responses: {
+    201: { description: 'The draft', schema: Strict({ invoiceId: Uuid, invoiceNumber: Type.String(), webUrl: Type.String() }) },
+  },
+  errors: ['entity_not_allowed', 'not_found', 'conflict'],
+  work({ principal, services, actor, body }) {
+    const business = resolveBusiness(services.db, principal, body.entityId);
+    const created = draftInvoice(services.db, services.clock, actor, {
+      business,
+      customerId: body.customerId,
+      lines: body.lines.map((line) => ({ ...line, unitPriceCents: BigInt(line.unitPriceCents) })),
+      ...(body.issueDate !== undefined ? { issueDate: body.issueDate } : {}),
+      ...(body.dueDate !== undefined ? { dueDate: body.dueDate } : {}),
+      ...(body.paymentTermsDays !== undefined ? { paymentTermsDays: body.paymentTermsDays } : {}),
+      ...(body.currency !== undefined ? { currency: body.currency } : {}),
+      ...(body.taxRatePercent !== undefined ? { taxRatePercent: body.taxRatePercent } : {}),
+      ...(body.memo !== undefined ? { memo: body.memo } : {}),
+    });
+    return {
+      status: 201,
+      body: { invoiceId: created.invoiceId, invoiceNumber: created.invoiceNumber, webUrl: payUrl(services.config.siteUrl, created.payToken) },
+    };
+  },
+});
+
+export const listInvoices = defineRead({
+  id: 'invoices.list',
+  method: 'GET',
+  path: '/invoices',
+  permission: 'invoices:read',
+  summary: 'List the invoices of a business, newest first',
+  description:
+    'Newest first by issue date. overdueOnly filters the page requested, not the whole list: a page may hold fewer rows than limit, or none, while nextCursor is set; keep following nextCursor until it is null.',
+  params: Strict({}),
+  query: Strict({
+    entityId: Type.Optional(Uuid),
+    status: Type.Optional(StringEnum(INVOICE_STATUSES)),
+    customerId: Type.Optional(Uuid),
+    dateFrom: Type.Optional(IsoDate),
+    dateTo: Type.Optional(IsoDate),
+    overdueOnly: Type.Optional(BooleanParam),
+    cursor: Type.Optional(CursorParam),
+    limit: Type.Optional(LimitParam),
+  }),
+  body: Strict({}),
+  responses: {
+    200: { description: 'A page of invoices', schema: Strict({ invoices: Type.Array(InvoiceSummarySchema), nextCursor: Nullable(Type.String()) }) },
+  },
+  errors: ['entity_not_allowed', 'not_found'],
+  handle({ principal, services, query }) {
+    const business = resolveBusiness(services.db, principal, query.entityId);
+    if (query.dateFrom !== undefined && query.dateTo !== undefined && query.dateTo < query.dateFrom) {
+      throw validationFailed('dateTo', 'must not be before dateFrom');
+    }
+    const page = listBusinessInvoices(
+      services.db,
+      business.id,
+      { status: query.status, customerId: query.customerId, dateFrom: query.dateFrom, dateTo: query.dateTo, overdueOnly: query.overdueOnly },
+      pageRequestOf(query),
+      todayUtc(services.clock),
+    );
+    return { status: 200, body: { invoices: page.rows.map(presentSummary), nextCursor: page.nextCursor } };
+  },
+});
+
+export const getInvoice = defineRead({
+  id: 'invoices.get',
+  method: 'GET',
+  path: '/invoices/:id',
+  permission: 'invoices:read',
+  summary: 'Get one invoice',
+  description: 'The customer, lines, payments, totals and balance in the invoice\'s currency, and the customer\'s pay link.',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 200: { description: 'The invoice', schema: InvoiceDetailSchema } },
+  errors: ['not_found'],
+  handle({ principal, services, params }) {
+    return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, reachableInvoice(services, principal, params.id)) };
+  },
+});
+
+export const sendInvoiceOperation = defineWrite({
+  id: 'invoices.send',
+  method: 'POST',
+  path: '/invoices/:id/send',
+  permission: 'invoices:write',
+  summary: 'Send a draft: post it and email it',
+  description:
+    'Posts the invoice (a foreign one converted once at its issue date\'s rate) and emails the customer before answering; cannot be undone through the API. Only a draft can be sent (409 otherwise). Without a rate for the issue date, 422 and the draft stays as it was.',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 200: { description: 'The invoice, now sent', schema: InvoiceDetailSchema } },
+  errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
+  async prepare({ principal, services, params }) {
+    const invoice = reachableInvoice(services, principal, params.id);
+    if (invoice.status === 'draft') await ensureRate(services, invoice.currency, invoice.issueDate);
+  },
+  work({ principal, services, actor, params }) {
+    reachableInvoice(services, principal, params.id);
+    const sent = sendInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl });
+    return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, sent.invoice) };
+  },
+  async afterCommit({ services, params }) {
+    await deliver(services, pendingEmailIds(services.db, params.id));
+  },
+});
+
+export const remindInvoiceOperation = defineWrite({
+  id: 'invoices.remind',
+  method: 'POST',
+  path: '/invoices/:id/remind',
+  permission: 'invoices:write',
+  summary: 'Email the customer a reminder',
+  description:
+    'For a sent, viewed, partially paid or overdue invoice; nothing is posted, so it works while billing is past due. A second reminder within 24 hours is 409. No body (an empty object is accepted).',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({}),
+  responses: { 200: { description: 'The reminder went out', schema: Strict({ invoiceId: Uuid, remindedAt: Type.String({ description: 'ISO 8601 instant' }) }) } },
+  errors: ['not_found', 'conflict'],
+  work({ principal, services, actor, params }) {
+    reachableInvoice(services, principal, params.id);
+    const reminder = remindInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl });
+    return { status: 200, body: { invoiceId: reminder.invoiceId, remindedAt: reminder.remindedAt } };
+  },
+  async afterCommit({ services, params }) {
+    await deliver(services, pendingEmailIds(services.db, params.id));
+  },
+});
+
+export const recordPaymentOperation = defineWrite({
+  id: 'invoices.recordPayment',
+  method: 'POST',
+  path: '/invoices/:id/payments',
+  permission: 'invoices:write',
+  summary: 'Record a payment against a sent invoice',
+  description:
+    'The state is checked before the amount: a draft, void or paid invoice is 409; an amount over the balance is 422. A foreign payment is converted at its own date\'s rate, and the difference from the issue date\'s rate posts to realised FX gain or loss.',
+  params: Strict({ id: Uuid }),
+  query: Strict({}),
+  body: Strict({
+    amountCents: DigitString,
+    method: StringEnum(API_PAYMENT_METHODS),
+    paidAt: Type.Optional(IsoDate),
+    memo: Type.Optional(Text(2000)),
+  }),
+  responses: {
+    201: {
+      description: 'The payment, and where the invoice stands',
+      schema: Strict({ paymentId: Uuid, invoiceId: Uuid, status: StringEnum(INVOICE_STATUSES), balance: Money }),
+    },
+  },
+  errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
+  async prepare({ principal, services, params, body }) {
+    const invoice = reachableInvoice(services, principal, params.id);
+    await ensureRate(services, invoice.currency, body.paidAt ?? todayUtc(services.clock));
+  },
+  work({ principal, services, actor, params, body }) {
+    reachableInvoice(services, principal, params.id);
+    const recorded = recordPayment(services.db, services.clock, actor, {
+      invoiceId: params.id,
+      amountCents: BigInt(body.amountCents),
+      method: body.method,
+      paidAt: body.paidAt ?? todayUtc(services.clock),
+      ...(body.memo !== undefined ? { memo: body.memo } : {}),
+    });
+    const { invoice } = recorded;
+    return {
+      status: 201,
+      body: { paymentId: recorded.paymentId, invoiceId: invoice.id, status: invoice.status, balance: money(invoice.totalCents - invoice.paidCents, invoice.currency) },
+    };
+  },
+});

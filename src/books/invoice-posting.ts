@@ -1,0 +1,383 @@
+import type { Clock } from '../clock.js';
+import { nowIso, todayUtc } from '../clock.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
+import { one, run } from '../db/statements.js';
+import { ApiError, conflict, validationFailed } from '../errors.js';
+import { AMOUNT_CEILING_CENTS, type ForeignCurrency, formatMoney } from '../money.js';
+import { invoiceEmail, reminderEmail } from '../email/templates.js';
+import { type Actor, recordAudit } from './audit.js';
+import { getBusiness } from './businesses.js';
+import { findLedgerAccount, systemAccountId } from './chart.js';
+import { rateOnOrBefore } from './fx.js';
+import { newId } from './ids.js';
+import { allocate, cashRecognition, cashUsdCents, convertInvoice, receivableCleared } from './invoice-math.js';
+import { findInvoice, type Invoice, type InvoiceStatus, type PaymentMethod, UNPAID_STATUSES } from './invoices.js';
+import { assertPostingAllowed, type JournalLineDraft, postEntry, reverseEntry, withPostingFields } from './ledger.js';
+import { enqueueEmail } from './outbox.js';
+import { payToken, payUrl } from './pay-links.js';
+import { daysBetween } from '../dates.js';
+
+/**
+ * What happens to an invoice after it is drafted: sent (posted and emailed), paid (cash
+ * against the receivable, revenue recognised on the cash basis, realised FX differences),
+ * reminded, viewed on its pay page, and voided. Every function runs inside the caller's
+ * transaction (the write door), so a refusal leaves nothing behind.
+ *
+ * Both bases are always posted, each line marked with the view that reads it: the accrual
+ * view sees the receivable and revenue when the invoice is sent, the cash view sees revenue
+ * and sales tax as money arrives. Each business's reports read its own basis.
+ */
+
+/** Where emails link to and what they are signed with. */
+export interface InvoiceMailContext {
+  siteUrl: string;
+}
+
+export interface SentInvoice {
+  invoice: Invoice;
+  /** Outbox rows to deliver once the transaction commits. */
+  emailIds: string[];
+}
+
+/** A draft can be sent; anything else is a conflict (spec send: 409 for a non-draft). */
+function assertStatus(invoice: Invoice, allowed: readonly InvoiceStatus[], action: string): void {
+  if (!allowed.includes(invoice.status)) {
+    throw conflict(`invoice ${invoice.number} is ${invoice.status.replace('_', ' ')}; it cannot be ${action}`);
+  }
+}
+
+/** The USD value of one unit of the invoice's currency on `date`: the stored rate on or before it. */
+function usdPerUnitOn(db: Db, currency: Invoice['currency'], date: string, field: string): string {
+  if (currency === 'USD') return '1';
+  const rate = rateOnOrBefore(db, currency as ForeignCurrency, date);
+  if (!rate) throw validationFailed(field, `no exchange rate for ${currency} on or before ${date}; set one with daybook rate set, or retry once the provider has it`);
+  return rate.usdPerUnit;
+}
+
+/** The invoice's revenue accounts in line order, each with the invoice-currency amount its lines earn. */
+function revenueByAccount(invoice: Invoice): { accountId: string; amountCents: bigint }[] {
+  const byAccount = new Map<string, bigint>();
+  for (const line of invoice.lines) byAccount.set(line.accountId, (byAccount.get(line.accountId) ?? 0n) + line.amountCents);
+  return [...byAccount].map(([accountId, amountCents]) => ({ accountId, amountCents }));
+}
+
+/** `usdCents` spread over the revenue accounts in proportion to what each earns, as credits of `basis`. */
+function revenueCredits(invoice: Invoice, usdCents: bigint, basis: 'accrual' | 'cash'): JournalLineDraft[] {
+  const accounts = revenueByAccount(invoice);
+  const shares = allocate(usdCents, accounts.map((account) => account.amountCents));
+  return accounts.map((account, index) => ({ accountId: account.accountId, direction: 'credit' as const, amountCents: shares[index]!, basis }));
+}
+
+/** Journal lines of zero are left out: the posting engine takes positive amounts only. */
+function nonZero(lines: JournalLineDraft[]): JournalLineDraft[] {
+  return lines.filter((line) => line.amountCents > 0n);
+}
+
+/**
+ * Sends a draft: converts a foreign invoice once at its issue date's rate (subtotal and tax
+ * each), posts the receivable against revenue per line account and sales tax payable on the
+ * issue date (accrual view), marks it sent, and writes the email to the outbox. The rate must
+ * be stored already (the send operation looks a missing one up before its transaction).
+ */
+export function sendInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string, mail: InvoiceMailContext): SentInvoice {
+  assertInTransaction(db, 'sendInvoice');
+  const invoice = requireInvoice(db, invoiceId);
+  assertStatus(invoice, ['draft'], 'sent again');
+  withPostingFields({ period_locked: 'issueDate' }, () => assertPostingAllowed(db, invoice.businessId, invoice.issueDate));
+  assertLinesPostable(db, invoice);
+  const usdPerUnit = usdPerUnitOn(db, invoice.currency, invoice.issueDate, 'issueDate');
+  const usd = convertInvoice(invoice.subtotalCents, invoice.taxCents, usdPerUnit);
+  if (usd.totalUsdCents >= AMOUNT_CEILING_CENTS) {
+    throw validationFailed('lines', `the invoice's total converts to ten trillion US dollars or more at ${usdPerUnit} USD per ${invoice.currency}`);
+  }
+  const lines = nonZero([
+    { accountId: systemAccountId(db, invoice.businessId, 'accounts_receivable'), direction: 'debit', amountCents: usd.totalUsdCents, basis: 'accrual' },
+    ...revenueCredits(invoice, usd.subtotalUsdCents, 'accrual'),
+    { accountId: systemAccountId(db, invoice.businessId, 'sales_tax_payable'), direction: 'credit', amountCents: usd.taxUsdCents, basis: 'accrual' },
+  ]);
+  // A foreign invoice so small it rounds to no USD cent at all posts nothing.
+  const entry =
+    lines.length >= 2
+      ? postEntry(db, clock, actor, {
+          businessId: invoice.businessId,
+          date: invoice.issueDate,
+          memo: `Invoice ${invoice.number} to ${invoice.customer.name}`,
+          sourceType: 'invoice',
+          sourceId: invoice.id,
+          lines,
+        })
+      : null;
+  run(
+    db,
+    `UPDATE invoices SET status = 'sent', usd_per_unit = ?, subtotal_usd_cents = ?, tax_usd_cents = ?, journal_entry_id = ?, sent_at = ?
+     WHERE id = ? AND status = 'draft'`,
+    usdPerUnit,
+    usd.subtotalUsdCents,
+    usd.taxUsdCents,
+    entry?.id ?? null,
+    nowIso(clock),
+    invoice.id,
+  );
+  const emailIds = invoice.customer.email ? [enqueueInvoiceEmail(db, clock, invoice, mail)] : [];
+  recordAudit(db, clock, actor, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.send',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    detail: { number: invoice.number, usdPerUnit, totalUsdCents: usd.totalUsdCents.toString(), emailed: emailIds.length > 0 },
+  });
+  return { invoice: requireInvoice(db, invoice.id), emailIds };
+}
+
+/** A draft's revenue accounts may have been archived since it was written: say which line. */
+function assertLinesPostable(db: Db, invoice: Invoice): void {
+  invoice.lines.forEach((line, index) => {
+    const account = findLedgerAccount(db, line.accountId);
+    if (!account || account.archived || account.isHeading) {
+      throw validationFailed(`lines.${index}.accountId`, `${line.account} can no longer take postings; void this draft and issue another`);
+    }
+  });
+}
+
+function enqueueInvoiceEmail(db: Db, clock: Clock, invoice: Invoice, mail: InvoiceMailContext): string {
+  const business = getBusiness(db, invoice.businessId);
+  const rendered = invoiceEmail({
+    businessName: business.name,
+    customerName: invoice.customer.name,
+    invoiceNumber: invoice.number,
+    amountFormatted: formatMoney(invoice.totalCents, invoice.currency),
+    currency: invoice.currency,
+    dueDate: invoice.dueDate,
+    payUrl: payUrl(mail.siteUrl, payToken(db, invoice.id)),
+  });
+  return enqueueEmail(db, clock, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    kind: 'invoice',
+    invoiceId: invoice.id,
+    to: invoice.customer.email!,
+    ...rendered,
+  });
+}
+
+export interface NewPayment {
+  invoiceId: string;
+  amountCents: bigint;
+  method: PaymentMethod;
+  paidAt: string;
+  memo?: string;
+}
+
+export interface RecordedPayment {
+  paymentId: string;
+  invoice: Invoice;
+}
+
+/**
+ * Records a payment. The state is checked before the amount (a draft, void or paid invoice is
+ * a conflict; an amount over the balance is 422). The cash is converted at the payment date's
+ * rate. Accrual view: it clears round(payment x issue rate) of the receivable, or all that
+ * remains when it settles the invoice, and the difference is realised FX gain or loss. Cash
+ * view: revenue so far is round(cash so far x subtotal / total), and the rest is sales tax.
+ */
+export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPayment): RecordedPayment {
+  assertInTransaction(db, 'recordPayment');
+  const invoice = requireInvoice(db, input.invoiceId);
+  assertStatus(invoice, UNPAID_STATUSES, 'paid');
+  const balanceCents = invoice.totalCents - invoice.paidCents;
+  if (input.amountCents <= 0n) throw validationFailed('amountCents', 'must be greater than zero');
+  if (input.amountCents > balanceCents) {
+    throw validationFailed('amountCents', `is more than the balance of ${formatMoney(balanceCents, invoice.currency)} (${balanceCents} cents)`);
+  }
+  if (input.paidAt < invoice.issueDate) throw validationFailed('paidAt', `must not be before the invoice's issue date (${invoice.issueDate})`);
+  withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
+  const usdPerUnit = usdPerUnitOn(db, invoice.currency, input.paidAt, 'paidAt');
+  const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
+  const paymentId = newId();
+  const entry = postEntry(db, clock, actor, {
+    businessId: invoice.businessId,
+    date: input.paidAt,
+    memo: `Payment on invoice ${invoice.number} (${input.method})`,
+    sourceType: 'invoice_payment',
+    sourceId: paymentId,
+    lines: lines.journal,
+  });
+  run(
+    db,
+    `INSERT INTO invoice_payments (id, invoice_id, amount_cents, method, paid_at, memo, usd_per_unit, usd_cents, receivable_usd_cents, journal_entry_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    paymentId,
+    invoice.id,
+    input.amountCents,
+    input.method,
+    input.paidAt,
+    input.memo ?? null,
+    usdPerUnit,
+    lines.cashUsdCents,
+    lines.clearedUsdCents,
+    entry.id,
+    nowIso(clock),
+  );
+  const settles = input.amountCents === balanceCents;
+  run(db, 'UPDATE invoices SET paid_cents = paid_cents + ?, status = ? WHERE id = ?', input.amountCents, settles ? 'paid' : 'partially_paid', invoice.id);
+  recordAudit(db, clock, actor, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.payment',
+    subjectType: 'invoice_payment',
+    subjectId: paymentId,
+    detail: {
+      invoiceId: invoice.id,
+      amountCents: input.amountCents.toString(),
+      method: input.method,
+      paidAt: input.paidAt,
+      usdCents: lines.cashUsdCents.toString(),
+      fxDifferenceUsdCents: (lines.cashUsdCents - lines.clearedUsdCents).toString(),
+    },
+  });
+  return { paymentId, invoice: requireInvoice(db, invoice.id) };
+}
+
+/** The journal lines of one payment, in both views. */
+function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, usdPerUnit: string) {
+  const balanceCents = invoice.totalCents - invoice.paidCents;
+  const totalUsdCents = (invoice.subtotalUsdCents ?? 0n) + (invoice.taxUsdCents ?? 0n);
+  const cashUsd = cashUsdCents(amountCents, usdPerUnit);
+  const clearedUsdCents = receivableCleared({
+    paymentCents: amountCents,
+    issueUsdPerUnit: invoice.usdPerUnit ?? '1',
+    settles: amountCents === balanceCents,
+    totalUsdCents,
+    clearedSoFarUsdCents: invoice.payments.reduce((sum, payment) => sum + payment.receivableUsdCents, 0n),
+  });
+  const recognised = cashRecognition({
+    cashUsdBeforeCents: invoice.payments.reduce((sum, payment) => sum + payment.usdCents, 0n),
+    cashUsdThisPaymentCents: cashUsd,
+    subtotalCents: invoice.subtotalCents,
+    totalCents: invoice.totalCents,
+  });
+  const fxUsdCents = cashUsd - clearedUsdCents;
+  const fxAccount = systemAccountId(db, invoice.businessId, 'fx_gain_loss');
+  const journal = nonZero([
+    { accountId: systemAccountId(db, invoice.businessId, 'bank'), direction: 'debit', amountCents: cashUsd, basis: 'both' },
+    // Accrual view: the receivable, and any realised FX difference.
+    { accountId: systemAccountId(db, invoice.businessId, 'accounts_receivable'), direction: 'credit', amountCents: clearedUsdCents, basis: 'accrual' },
+    { accountId: fxAccount, direction: fxUsdCents >= 0n ? 'credit' : 'debit', amountCents: fxUsdCents >= 0n ? fxUsdCents : -fxUsdCents, basis: 'accrual' },
+    // Cash view: revenue and sales tax as the money arrives.
+    ...revenueCredits(invoice, recognised.revenueUsdCents, 'cash'),
+    { accountId: systemAccountId(db, invoice.businessId, 'sales_tax_payable'), direction: 'credit', amountCents: recognised.taxUsdCents, basis: 'cash' },
+  ]);
+  return { journal, cashUsdCents: cashUsd, clearedUsdCents };
+}
+
+export interface SentReminder {
+  invoiceId: string;
+  remindedAt: string;
+  emailIds: string[];
+}
+
+/** Reminders are at most one per invoice per this many milliseconds (spec: 24 hours). */
+export const REMINDER_COOLDOWN_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A reminder email for an invoice with money owed; nothing is posted, so it works while
+ * billing is past due. A second reminder within 24 hours is a conflict.
+ */
+export function remindInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string, mail: InvoiceMailContext): SentReminder {
+  assertInTransaction(db, 'remindInvoice');
+  const invoice = requireInvoice(db, invoiceId);
+  assertStatus(invoice, UNPAID_STATUSES, 'reminded');
+  const now = clock.now();
+  const last = one<{ reminded_at: string }>(db, 'SELECT reminded_at FROM invoice_reminders WHERE invoice_id = ? ORDER BY reminded_at DESC LIMIT 1', invoice.id);
+  if (last && now.getTime() - Date.parse(last.reminded_at) < REMINDER_COOLDOWN_MS) {
+    const next = new Date(Date.parse(last.reminded_at) + REMINDER_COOLDOWN_MS).toISOString();
+    throw conflict(`a reminder for invoice ${invoice.number} went out at ${last.reminded_at}; the next may go from ${next}`);
+  }
+  if (!invoice.customer.email) throw validationFailed('customer', `${invoice.customer.name} has no email address to remind`);
+  const remindedAt = now.toISOString();
+  run(db, 'INSERT INTO invoice_reminders (id, invoice_id, reminded_at) VALUES (?, ?, ?)', newId(), invoice.id, remindedAt);
+  const business = getBusiness(db, invoice.businessId);
+  const rendered = reminderEmail({
+    businessName: business.name,
+    customerName: invoice.customer.name,
+    invoiceNumber: invoice.number,
+    amountFormatted: formatMoney(invoice.totalCents, invoice.currency),
+    balanceFormatted: formatMoney(invoice.totalCents - invoice.paidCents, invoice.currency),
+    currency: invoice.currency,
+    dueDate: invoice.dueDate,
+    daysOverdue: daysBetween(invoice.dueDate, todayUtc(clock)),
+    payUrl: payUrl(mail.siteUrl, payToken(db, invoice.id)),
+  });
+  const emailId = enqueueEmail(db, clock, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    kind: 'reminder',
+    invoiceId: invoice.id,
+    to: invoice.customer.email,
+    ...rendered,
+  });
+  recordAudit(db, clock, actor, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.remind',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    detail: { number: invoice.number, to: invoice.customer.email },
+  });
+  return { invoiceId: invoice.id, remindedAt, emailIds: [emailId] };
+}
+
+/** Who opens a pay page: the customer, with no key; recorded as the system. */
+export const PAY_PAGE_ACTOR: Actor = { type: 'system', id: null, name: 'pay page' };
+
+/** The first time the customer opens the pay page of a sent invoice, it becomes viewed. */
+export function markViewed(db: Db, clock: Clock, invoiceId: string): boolean {
+  assertInTransaction(db, 'markViewed');
+  const invoice = requireInvoice(db, invoiceId);
+  const { changes } = run(db, "UPDATE invoices SET status = 'viewed', viewed_at = ? WHERE id = ? AND status = 'sent'", nowIso(clock), invoiceId);
+  if (changes === 0) return false;
+  recordAudit(db, clock, PAY_PAGE_ACTOR, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.view',
+    subjectType: 'invoice',
+    subjectId: invoiceId,
+  });
+  return true;
+}
+
+/**
+ * Voids an invoice. A draft by its status alone; a sent, viewed or overdue one by a reversing
+ * entry dated today (the posted entry is never edited). An invoice with any payment is refused:
+ * its money has moved.
+ */
+export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string): Invoice {
+  assertInTransaction(db, 'voidInvoice');
+  const invoice = requireInvoice(db, invoiceId);
+  if (invoice.paidCents > 0n || invoice.status === 'paid' || invoice.status === 'partially_paid') {
+    throw conflict(`invoice ${invoice.number} has payments recorded; it cannot be voided`);
+  }
+  assertStatus(invoice, ['draft', 'sent', 'viewed', 'overdue'], 'voided');
+  if (invoice.journalEntryId) {
+    withPostingFields({ period_locked: 'date', account_archived: 'id' }, () =>
+      reverseEntry(db, clock, actor, invoice.journalEntryId!, todayUtc(clock), `Void of invoice ${invoice.number}`),
+    );
+  }
+  run(db, "UPDATE invoices SET status = 'void', voided_at = ? WHERE id = ?", nowIso(clock), invoice.id);
+  recordAudit(db, clock, actor, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.void',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    detail: { number: invoice.number, previousStatus: invoice.status, reversed: invoice.journalEntryId !== null },
+  });
+  return requireInvoice(db, invoice.id);
+}
+
+function requireInvoice(db: Db, invoiceId: string): Invoice {
+  const invoice = findInvoice(db, invoiceId);
+  if (!invoice) throw new ApiError('not_found', 'No such invoice.');
+  return invoice;
+}

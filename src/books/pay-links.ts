@@ -1,0 +1,29 @@
+import { createHash, createHmac } from 'node:crypto';
+import type { Db } from '../db/connection.js';
+import { serverSecret } from './secrets.js';
+
+/**
+ * The customer's pay link: `{site}/pay/{token}`. Anyone with the link can open and pay the
+ * invoice, so the token is unguessable: 256 bits, an HMAC of the invoice id under a secret the
+ * books keep (to anyone without the secret, indistinguishable from random). The books store
+ * only its SHA-256 fingerprint, for finding the invoice a token names; the link itself is
+ * derived again whenever the API shows it, so no copy of it sits in the database.
+ */
+
+export function payToken(db: Db, invoiceId: string): string {
+  return createHmac('sha256', serverSecret(db, 'pay_links')).update(invoiceId).digest('base64url');
+}
+
+/** What invoices.pay_token holds: the token's fingerprint. */
+export function payTokenFingerprint(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function payUrl(siteUrl: string, token: string): string {
+  return `${siteUrl}/pay/${token}`;
+}
+
+/** A token's form (43 base64url characters): anything else is refused before any look-up. */
+export function isPayTokenShaped(text: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(text);
+}

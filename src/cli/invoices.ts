@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { CLI_ACTOR } from '../books/audit.js';
+import { voidInvoice } from '../books/invoice-posting.js';
+import { inTransaction } from '../db/connection.js';
+import { id } from './args.js';
+import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+
+async function voidCommand(options: { id: string }, context: CommandContext): Promise<void> {
+  const { before, after } = await withBooks(context, (db) =>
+    inTransaction(db, () => {
+      const previous = db.prepare('SELECT status FROM invoices WHERE id = ?').get(options.id) as { status: string } | undefined;
+      return { before: previous?.status, after: voidInvoice(db, context.io.clock, CLI_ACTOR, options.id) };
+    }),
+  );
+  const how = before === 'draft' ? 'a draft: nothing had been posted' : 'its entry reversed today';
+  context.out.result({ id: after.id, number: after.number, status: after.status, previousStatus: before ?? null }, [
+    `Invoice ${after.number} is void (${how}).`,
+  ]);
+}
+
+export function registerInvoiceCommands(program: Command, io: CliIo): void {
+  const group = program.command('invoice').description('invoices (the API drafts, sends and records payments)');
+  group
+    .command('void')
+    .description('void an invoice: a draft by its status, a sent one by a reversing entry; refused once paid in part or whole')
+    .requiredOption('--id <id>', 'invoice id', id)
+    .action(action(io, voidCommand));
+}

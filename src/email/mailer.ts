@@ -1,0 +1,83 @@
+import nodemailer from 'nodemailer';
+import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { Logger } from '../log.js';
+
+/** One email to one recipient; `from` is the mailer's own (config mailFrom). */
+export interface MailMessage {
+  /** One bare address. */
+  to: string;
+  subject: string;
+  text: string;
+  /** An empty string sends the text part alone. */
+  html: string;
+}
+
+/** Where outbox emails go. send() resolves once the server accepted the message, or throws. */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+export interface MailerConfig {
+  smtpUrl: string | null;
+  mailFrom: string;
+}
+
+/**
+ * Delivery is tried right after a write commits, before the response, so a dead or stalled
+ * server must fail fast: the job pool retries later. A query parameter in the SMTP URL
+ * (e.g. ?connectionTimeout=10000) overrides these.
+ */
+export const SMTP_TIMEOUTS_MS = {
+  dnsTimeout: 5_000,
+  connectionTimeout: 5_000,
+  greetingTimeout: 5_000,
+  socketTimeout: 15_000,
+} as const;
+
+/** An SMTP mailer when an SMTP URL is set; otherwise a LogMailer (mail goes to the log). */
+export function createMailer(config: MailerConfig, log: Logger): Mailer {
+  if (config.smtpUrl === null) return new LogMailer(log);
+  return new SmtpMailer(config.smtpUrl, config.mailFrom);
+}
+
+class SmtpMailer implements Mailer {
+  private readonly transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
+
+  constructor(smtpUrl: string, mailFrom: string) {
+    // createTransport({ url, ... }) would drop every option beside the URL: build the transport here.
+    this.transport = nodemailer.createTransport(new SMTPTransport({ url: smtpUrl, ...SMTP_TIMEOUTS_MS }), { from: mailFrom });
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    const info = await this.transport.sendMail({
+      // An address object is taken as one address; a string would be parsed as a list.
+      to: { name: '', address: message.to },
+      subject: message.subject,
+      text: message.text,
+      ...(message.html === '' ? {} : { html: message.html }),
+    });
+    if (info.rejected.length > 0 || info.accepted.length === 0) {
+      throw new Error(`the SMTP server did not accept the recipient: ${info.response}`);
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+/**
+ * Without an SMTP server (the demo, a local install) each email is written to the log at info
+ * level instead, and counts as sent.
+ */
+export class LogMailer implements Mailer {
+  constructor(private readonly log: Logger) {}
+
+  send(message: MailMessage): Promise<void> {
+    this.log.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'email written to the log (no SMTP server is set)');
+    return Promise.resolve();
+  }
+
+  close(): void {}
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import type { Invoice } from '../books/invoices.js';
+import { formatMoney } from '../money.js';
+import { escapeHtml } from '../email/templates.js';
+
+/**
+ * The customer's pay page: the invoice as a plain, accessible HTML page with no script. Every
+ * stored text is escaped; the one stylesheet is inline and allowed by its hash alone, so the
+ * Content-Security-Policy can refuse everything else.
+ */
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f5f5f2;color:#1d1d1b;line-height:1.5}
+main{max-width:44rem;margin:2rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+h1{font-size:1.5rem;margin:0 0 .25rem}
+.muted{color:#5c5c57}
+table{width:100%;border-collapse:collapse;margin:1.5rem 0}
+th,td{text-align:left;padding:.5rem .25rem;border-bottom:1px solid #e2e2dc;vertical-align:top}
+td.num,th.num{text-align:right;white-space:nowrap}
+.totals td{border:none;padding:.2rem .25rem}
+.due{font-size:1.25rem;font-weight:600}
+.notice{padding:.75rem 1rem;border-radius:6px;background:#eef4ee;margin:1rem 0}
+.notice.void{background:#f6e9e7}
+`;
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+/** Nothing may load or run but the page's own stylesheet; the page may not be framed or submit anywhere. */
+export const PAY_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+/** What the pay page shows besides the invoice. */
+export interface PayPageView {
+  invoice: Invoice;
+  businessName: string;
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function renderPayPage(view: PayPageView): string {
+  const { invoice } = view;
+  const money = (cents: bigint) => escapeHtml(formatMoney(cents, invoice.currency));
+  const balanceCents = invoice.totalCents - invoice.paidCents;
+  const rows = invoice.lines
+    .map(
+      (line) =>
+        `<tr><td>${escapeHtml(line.description)}</td><td class="num">${escapeHtml(line.quantity)}</td><td class="num">${money(line.unitPriceCents)}</td><td class="num">${money(line.amountCents)}</td></tr>`,
+    )
+    .join('\n');
+  const payments = invoice.payments
+    .map((payment) => `<li>${money(payment.amountCents)} received on ${escapeHtml(payment.paidAt)} (${escapeHtml(payment.method)})</li>`)
+    .join('\n');
+  const standing =
+    invoice.status === 'void'
+      ? '<p class="notice void" role="status">This invoice was voided. Nothing is owed on it.</p>'
+      : balanceCents === 0n
+        ? '<p class="notice" role="status">This invoice is paid in full. Thank you.</p>'
+        : `<p class="due">Amount due: ${money(balanceCents)} by ${escapeHtml(invoice.dueDate)}</p>
+<p class="muted">To pay, use the payment details ${escapeHtml(view.businessName)} gave you, quoting ${escapeHtml(invoice.number)}.</p>`;
+  const body = `<header>
+<p class="muted">${escapeHtml(view.businessName)}</p>
+<h1>Invoice ${escapeHtml(invoice.number)}</h1>
+<p class="muted">For ${escapeHtml(invoice.customer.name)} · issued ${escapeHtml(invoice.issueDate)} · due ${escapeHtml(invoice.dueDate)} · ${escapeHtml(invoice.currency)}</p>
+</header>
+${standing}
+<table>
+<caption class="muted">What this invoice is for</caption>
+<thead><tr><th scope="col">Description</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<table class="totals">
+<tbody>
+<tr><td>Subtotal</td><td class="num">${money(invoice.subtotalCents)}</td></tr>
+<tr><td>Tax</td><td class="num">${money(invoice.taxCents)}</td></tr>
+<tr><td><strong>Total</strong></td><td class="num"><strong>${money(invoice.totalCents)}</strong></td></tr>
+<tr><td>Paid</td><td class="num">${money(invoice.paidCents)}</td></tr>
+<tr><td><strong>Balance</strong></td><td class="num"><strong>${money(balanceCents)}</strong></td></tr>
+</tbody>
+</table>
+${payments ? `<h2>Payments</h2>\n<ul>\n${payments}\n</ul>` : ''}
+${invoice.memo ? `<h2>Note</h2>\n<p>${escapeHtml(invoice.memo)}</p>` : ''}`;
+  return page(`Invoice ${invoice.number} from ${view.businessName}`, body);
+}
+
+/** The same page for every link that leads nowhere: it says nothing about why. */
+export function renderNotFoundPage(): string {
+  return page('Not found', '<h1>Not found</h1>\n<p class="muted">There is no page at this address.</p>');
+}

@@ -1,0 +1,497 @@
+import { expect } from 'chai';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import {
+  EMAIL_KINDS,
+  EMAIL_STATUSES,
+  emailsDue,
+  enqueueEmail,
+  findEmail,
+  MAX_ATTEMPTS,
+  markEmailFailed,
+  type NewEmail,
+  retryDelayMs,
+} from '../../src/books/outbox.js';
+import type { FixedClock } from '../../src/clock.js';
+import { inTransaction } from '../../src/db/connection.js';
+import { deliverEmails } from '../../src/email/deliver.js';
+import { createMailer, type Mailer, SMTP_TIMEOUTS_MS } from '../../src/email/mailer.js';
+import { invoiceEmail, type InvoiceEmailInput } from '../../src/email/templates.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { type TempDb, freshDb } from '../support/db.js';
+import { buildBusiness, testClock } from '../support/factories.js';
+
+const MAIL_FROM = 'Daybook <billing@daybook.test>';
+const MINUTE_MS = 60_000;
+
+// --- A real SMTP server on loopback, keeping each message's envelope and raw data. ---
+
+interface Received {
+  from: string | null;
+  to: string[];
+  raw: string;
+}
+
+interface TestSmtp {
+  url: string;
+  received: Received[];
+  stop(): Promise<void>;
+}
+
+async function startSmtp(options: { rejectRecipient?: boolean } = {}): Promise<TestSmtp> {
+  const received: Received[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    secure: false,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (options.rejectRecipient) {
+        const error = new Error('no such mailbox') as Error & { responseCode: number };
+        error.responseCode = 550;
+        callback(error);
+        return;
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mailFrom = session.envelope.mailFrom;
+        received.push({
+          from: mailFrom === false ? null : mailFrom.address,
+          to: session.envelope.rcptTo.map((address) => address.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  const listening = await new Promise<AddressInfo>((resolve, reject) => {
+    const netServer = server.listen(0, '127.0.0.1', () => resolve(netServer.address() as AddressInfo));
+    netServer.once('error', reject);
+  });
+  return {
+    url: `smtp://127.0.0.1:${listening.port}`,
+    received,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback port nothing listens on: bound, read, then released. */
+async function deadSmtpUrl(): Promise<string> {
+  const server = createServer();
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  await new Promise((resolve) => server.close(resolve));
+  return `smtp://127.0.0.1:${port}`;
+}
+
+// --- Just enough MIME parsing to read headers and the text and HTML parts. ---
+
+interface ParsedMessage {
+  /** Header names lower-cased, values unfolded and decoded. */
+  headers: Map<string, string[]>;
+  /** The raw header section, as sent. */
+  headerBlock: string;
+  parts: { contentType: string; body: string }[];
+}
+
+function splitEntity(raw: string): { headerBlock: string; body: string } {
+  const end = raw.indexOf('\r\n\r\n');
+  expect(end, 'a blank line ends the headers').to.be.greaterThan(0);
+  return { headerBlock: raw.slice(0, end), body: raw.slice(end + 4) };
+}
+
+function parseHeaders(headerBlock: string): Map<string, string[]> {
+  const headers = new Map<string, string[]>();
+  for (const line of headerBlock.replace(/\r\n(?=[ \t])/g, '').split('\r\n')) {
+    const colon = line.indexOf(':');
+    expect(colon, `a header line: ${line}`).to.be.greaterThan(0);
+    const name = line.slice(0, colon).trim().toLowerCase();
+    headers.set(name, [...(headers.get(name) ?? []), decodeWords(line.slice(colon + 1).trim())]);
+  }
+  return headers;
+}
+
+/** RFC 2047 encoded words (=?UTF-8?Q?...?= and =?UTF-8?B?...?=). */
+function decodeWords(value: string): string {
+  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_word, _charset: string, encoding: string, text: string) =>
+    encoding.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+  );
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const bytes: number[] = [];
+  const unwrapped = text.replace(/=\r?\n/g, '');
+  for (let i = 0; i < unwrapped.length; i++) {
+    const hex = unwrapped.slice(i + 1, i + 3);
+    if (unwrapped[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(unwrapped[i]!, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function decodeBody(body: string, transferEncoding: string): string {
+  switch (transferEncoding.toLowerCase()) {
+    case 'base64':
+      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+    case 'quoted-printable':
+      return decodeQuotedPrintable(body);
+    default:
+      return body;
+  }
+}
+
+function parseMessage(raw: string): ParsedMessage {
+  const { headerBlock, body } = splitEntity(raw);
+  const headers = parseHeaders(headerBlock);
+  const contentType = headers.get('content-type')?.[0] ?? 'text/plain';
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  if (!contentType.toLowerCase().startsWith('multipart/') || !boundary) {
+    return { headers, headerBlock, parts: [{ contentType, body: decodeBody(body, headers.get('content-transfer-encoding')?.[0] ?? '7bit') }] };
+  }
+  const sections = body.split(`--${boundary}`).slice(1, -1);
+  const parts = sections.map((section) => {
+    const part = splitEntity(section.replace(/^\r\n/, ''));
+    const partHeaders = parseHeaders(part.headerBlock);
+    return {
+      contentType: partHeaders.get('content-type')?.[0] ?? 'text/plain',
+      body: decodeBody(part.body.replace(/\r\n$/, ''), partHeaders.get('content-transfer-encoding')?.[0] ?? '7bit'),
+    };
+  });
+  return { headers, headerBlock, parts };
+}
+
+function part(message: ParsedMessage, type: 'text/plain' | 'text/html'): string {
+  const found = message.parts.find((p) => p.contentType.toLowerCase().startsWith(type));
+  expect(found, `a ${type} part`).to.not.equal(undefined);
+  return found!.body;
+}
+
+function header(message: ParsedMessage, name: string): string {
+  const values = message.headers.get(name) ?? [];
+  expect(values, `exactly one ${name} header`).to.have.lengthOf(1);
+  return values[0]!;
+}
+
+// --- Outbox setup. ---
+
+const INVOICE: InvoiceEmailInput = {
+  businessName: 'Acme Ltd',
+  customerName: 'Jo Customer',
+  invoiceNumber: '1001',
+  amountFormatted: '€1,200.00',
+  currency: 'EUR',
+  dueDate: '2026-04-14',
+  payUrl: 'https://books.example.com/pay/inv-1001',
+};
+
+interface Scene {
+  temp: TempDb;
+  clock: FixedClock;
+  tenantId: string;
+  businessId: string;
+}
+
+async function scene(): Promise<Scene> {
+  const temp = await freshDb();
+  const clock = testClock();
+  const business = buildBusiness(temp.db, clock);
+  return { temp, clock, tenantId: business.tenantId, businessId: business.id };
+}
+
+function enqueue(s: Scene, overrides: Partial<InvoiceEmailInput> = {}, to = 'jo@customer.test'): string {
+  const rendered = invoiceEmail({ ...INVOICE, ...overrides });
+  const message: NewEmail = { tenantId: s.tenantId, businessId: s.businessId, kind: 'invoice', invoiceId: null, to, ...rendered };
+  return inTransaction(s.temp.db, () => enqueueEmail(s.temp.db, s.clock, message));
+}
+
+const silent: Logger = createLogger('silent');
+
+function capturingLogger(): { log: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { log, lines };
+}
+
+function isoPlus(clock: FixedClock, ms: number): string {
+  return new Date(clock.now().getTime() + ms).toISOString();
+}
+
+describe('email delivery', () => {
+  let s: Scene;
+  beforeEach(async () => {
+    s = await scene();
+  });
+  afterEach(() => s.temp.close());
+
+  describe('the outbox (books)', () => {
+    it('lists the same kinds and statuses as the schema', () => {
+      const sql = (s.temp.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'email_outbox'").get() as { sql: string }).sql;
+      expect(sql).to.include(`kind IN (${EMAIL_KINDS.map((k) => `'${k}'`).join(',')})`);
+      expect(sql).to.include(`status IN (${EMAIL_STATUSES.map((k) => `'${k}'`).join(',')})`);
+    });
+
+    it('enqueues a pending email due now, with no attempts', () => {
+      const id = enqueue(s);
+      const email = findEmail(s.temp.db, id)!;
+      expect(email).to.include({ status: 'pending', attempts: 0, nextAttemptAt: s.clock.now().toISOString(), to: 'jo@customer.test', lastError: null });
+      expect(email.subject).to.equal('Invoice 1001 from Acme Ltd');
+      expect(email.html).to.include('<h1');
+    });
+
+    it('refuses to enqueue outside the caller’s transaction', () => {
+      const rendered = invoiceEmail(INVOICE);
+      const message: NewEmail = { tenantId: s.tenantId, businessId: s.businessId, kind: 'invoice', invoiceId: null, to: 'jo@customer.test', ...rendered };
+      expect(() => enqueueEmail(s.temp.db, s.clock, message)).to.throw(/transaction/);
+    });
+
+    it('refuses a recipient that is not one bare address (a list, a display name, a line break)', () => {
+      for (const to of ['a@x.test, b@y.test', 'Jo <jo@x.test>', 'jo@x.test\r\nBcc: b@y.test', 'nobody']) {
+        expect(() => enqueue(s, {}, to), to).to.throw(/one bare email address/);
+      }
+    });
+
+    it('lists only due emails: not before next_attempt_at', () => {
+      const id = enqueue(s);
+      markEmailFailed(s.temp.db, s.clock, id, 'boom');
+      expect(emailsDue(s.temp.db, s.clock)).to.deep.equal([]);
+      s.clock.advanceMs(MINUTE_MS);
+      expect(emailsDue(s.temp.db, s.clock).map((e) => e.id)).to.deep.equal([id]);
+    });
+
+    it('keeps only the first 2000 characters of an error', () => {
+      const id = enqueue(s);
+      markEmailFailed(s.temp.db, s.clock, id, 'x'.repeat(5000));
+      expect(findEmail(s.temp.db, id)!.lastError).to.have.lengthOf(2000);
+    });
+
+    it('waits 1, 2, 4 ... minutes between attempts, never more than 6 hours', () => {
+      const minutes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 40].map((n) => retryDelayMs(n) / MINUTE_MS);
+      expect(minutes).to.deep.equal([1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360]);
+    });
+  });
+
+  describe('with an SMTP server', () => {
+    let smtp: TestSmtp;
+    let mailer: Mailer;
+    beforeEach(async () => {
+      smtp = await startSmtp();
+      mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
+    });
+    afterEach(async () => {
+      mailer.close();
+      await smtp.stop();
+    });
+
+    it('delivers an invoice email: recipient, From, subject, amount and pay link in both parts', async () => {
+      const id = enqueue(s);
+      const result = await deliverEmails(s.temp.db, s.clock, mailer, silent);
+      expect(result).to.deep.equal({ sent: 1, failed: 0 });
+      expect(smtp.received).to.have.lengthOf(1);
+      const [delivery] = smtp.received;
+      expect(delivery!.from).to.equal('billing@daybook.test');
+      expect(delivery!.to).to.deep.equal(['jo@customer.test']);
+
+      const message = parseMessage(delivery!.raw);
+      expect(header(message, 'from')).to.equal(MAIL_FROM);
+      expect(header(message, 'to')).to.equal('jo@customer.test');
+      expect(header(message, 'subject')).to.equal('Invoice 1001 from Acme Ltd');
+      expect(header(message, 'content-type')).to.match(/^multipart\/alternative/);
+      const text = part(message, 'text/plain');
+      const html = part(message, 'text/html');
+      expect(text).to.include('€1,200.00 (EUR)');
+      expect(html).to.include('€1,200.00 (EUR)');
+      expect(text).to.include('https://books.example.com/pay/inv-1001');
+      expect(html).to.include('<a href="https://books.example.com/pay/inv-1001"');
+
+      const email = findEmail(s.temp.db, id)!;
+      expect(email).to.include({ status: 'sent', attempts: 1, sentAt: s.clock.now().toISOString(), lastError: null });
+    });
+
+    it('escapes a name with <script> and & in the HTML part and keeps it literally in the text part', async () => {
+      const hostile = '<script>alert(1)</script> & Sons';
+      enqueue(s, { customerName: hostile, businessName: hostile });
+      await deliverEmails(s.temp.db, s.clock, mailer, silent);
+      const message = parseMessage(smtp.received[0]!.raw);
+      const html = part(message, 'text/html');
+      expect(html).not.to.include('<script');
+      expect(html).to.include('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Sons');
+      expect(part(message, 'text/plain')).to.include(`Hello ${hostile},`);
+      expect(header(message, 'subject')).to.equal(`Invoice 1001 from ${hostile}`);
+    });
+
+    it('cannot be made to inject a header by a CR/LF in a name', async () => {
+      enqueue(s, { businessName: 'Acme\r\nBcc: attacker@evil.test\r\nX-Injected: yes' });
+      await deliverEmails(s.temp.db, s.clock, mailer, silent);
+      const [delivery] = smtp.received;
+      expect(delivery!.to).to.deep.equal(['jo@customer.test']);
+      const message = parseMessage(delivery!.raw);
+      expect(message.headers.has('bcc')).to.equal(false);
+      expect(message.headers.has('x-injected')).to.equal(false);
+      expect(message.headerBlock).not.to.match(/^(Bcc|X-Injected):/im);
+      expect(header(message, 'subject')).to.equal('Invoice 1001 from Acme Bcc: attacker@evil.test X-Injected: yes');
+    });
+
+    it('does not send a sent email again', async () => {
+      enqueue(s);
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0 });
+      s.clock.advanceDays(1);
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+      expect(smtp.received).to.have.lengthOf(1);
+    });
+
+    it('delivers only the emails named in ids', async () => {
+      const first = enqueue(s, { invoiceNumber: '1001' });
+      const second = enqueue(s, { invoiceNumber: '1002' });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [second])).to.deep.equal({ sent: 1, failed: 0 });
+      expect(smtp.received.map((r) => header(parseMessage(r.raw), 'subject'))).to.deep.equal(['Invoice 1002 from Acme Ltd']);
+      expect(findEmail(s.temp.db, first)!.status).to.equal('pending');
+      expect(findEmail(s.temp.db, second)!.status).to.equal('sent');
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [])).to.deep.equal({ sent: 0, failed: 0 });
+    });
+
+    it('refuses to run inside a transaction (no await while a transaction is open)', async () => {
+      enqueue(s);
+      s.temp.db.exec('BEGIN');
+      try {
+        let thrown: unknown;
+        await deliverEmails(s.temp.db, s.clock, mailer, silent).catch((error: unknown) => (thrown = error));
+        expect(String(thrown)).to.match(/transaction/);
+      } finally {
+        s.temp.db.exec('ROLLBACK');
+      }
+      expect(smtp.received).to.have.lengthOf(0);
+    });
+  });
+
+  describe('when sending fails', () => {
+    it('leaves the row pending with attempts 1, the error, and the next attempt a minute later; does not throw', async () => {
+      const id = enqueue(s);
+      const mailer = createMailer({ smtpUrl: await deadSmtpUrl(), mailFrom: MAIL_FROM }, silent);
+      const { log, lines } = capturingLogger();
+      const result = await deliverEmails(s.temp.db, s.clock, mailer, log);
+      mailer.close();
+      expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      const email = findEmail(s.temp.db, id)!;
+      expect(email).to.include({ status: 'pending', attempts: 1, nextAttemptAt: isoPlus(s.clock, MINUTE_MS), sentAt: null });
+      expect(email.lastError).to.match(/ECONNREFUSED|ECONNECTION/);
+      const warning = lines.find((line) => line['emailId'] === id)!;
+      expect(warning).to.include({ level: 40, attempts: 1, status: 'pending' });
+      expect(String(warning['error'])).to.match(/ECONNREFUSED|ECONNECTION/);
+      expect(JSON.stringify(lines)).not.to.include('€1,200.00');
+    });
+
+    it('leaves the row pending when the SMTP server has stopped', async () => {
+      const smtp = await startSmtp();
+      const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
+      const id = enqueue(s);
+      await smtp.stop();
+      const result = await deliverEmails(s.temp.db, s.clock, mailer, silent);
+      mailer.close();
+      expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      expect(findEmail(s.temp.db, id)).to.include({ status: 'pending', attempts: 1, nextAttemptAt: isoPlus(s.clock, MINUTE_MS) });
+    });
+
+    it('gives up on a server that accepts the connection but never greets, within the greeting timeout', async function () {
+      this.slow(SMTP_TIMEOUTS_MS.greetingTimeout + 3000);
+      const sockets: Socket[] = [];
+      const silentServer = createServer((socket) => void sockets.push(socket));
+      const port = await new Promise<number>((resolve) => silentServer.listen(0, '127.0.0.1', () => resolve((silentServer.address() as AddressInfo).port)));
+      const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: MAIL_FROM }, silent);
+      const id = enqueue(s);
+      const started = Date.now();
+      try {
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+      } finally {
+        mailer.close();
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => silentServer.close(resolve));
+      }
+      expect(Date.now() - started).to.be.lessThan(SMTP_TIMEOUTS_MS.greetingTimeout + 2000);
+      expect(findEmail(s.temp.db, id)!.lastError).to.match(/ETIMEDOUT|Greeting never received/);
+    });
+
+    it('records the server’s refusal of the recipient as a failed attempt', async () => {
+      const smtp = await startSmtp({ rejectRecipient: true });
+      const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
+      const id = enqueue(s);
+      try {
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+      } finally {
+        mailer.close();
+        await smtp.stop();
+      }
+      const email = findEmail(s.temp.db, id)!;
+      expect(email).to.include({ status: 'pending', attempts: 1 });
+      expect(email.lastError).to.match(/550/);
+    });
+
+    it('doubles the wait after each failure and marks the row failed after 10 failures', async () => {
+      const id = enqueue(s);
+      const mailer = createMailer({ smtpUrl: await deadSmtpUrl(), mailFrom: MAIL_FROM }, silent);
+      const waitsMinutes: number[] = [];
+      try {
+        for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
+          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+          const email = findEmail(s.temp.db, id)!;
+          expect(email).to.include({ status: 'pending', attempts: attempt });
+          const waitMs = Date.parse(email.nextAttemptAt) - s.clock.now().getTime();
+          waitsMinutes.push(waitMs / MINUTE_MS);
+          // Not due a moment early; due exactly at next_attempt_at.
+          s.clock.advanceMs(waitMs - 1);
+          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+          s.clock.advanceMs(1);
+        }
+        expect(waitsMinutes).to.deep.equal([1, 2, 4, 8, 16, 32, 64, 128, 256]);
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+        expect(findEmail(s.temp.db, id)).to.include({ status: 'failed', attempts: 10 });
+        s.clock.advanceDays(7);
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+      } finally {
+        mailer.close();
+      }
+    });
+
+    it('sends a failed-before email once the server is back and it is due', async () => {
+      const id = enqueue(s);
+      const dead = createMailer({ smtpUrl: await deadSmtpUrl(), mailFrom: MAIL_FROM }, silent);
+      await deliverEmails(s.temp.db, s.clock, dead, silent);
+      dead.close();
+      const smtp = await startSmtp();
+      const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
+      try {
+        s.clock.advanceMs(MINUTE_MS);
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0 });
+      } finally {
+        mailer.close();
+        await smtp.stop();
+      }
+      expect(findEmail(s.temp.db, id)).to.include({ status: 'sent', attempts: 2 });
+      expect(smtp.received).to.have.lengthOf(1);
+    });
+  });
+
+  describe('without an SMTP URL (LogMailer)', () => {
+    it('writes the email to the log at info level and marks the row sent', async () => {
+      const id = enqueue(s);
+      const { log, lines } = capturingLogger();
+      const mailer = createMailer({ smtpUrl: null, mailFrom: MAIL_FROM }, log);
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, log)).to.deep.equal({ sent: 1, failed: 0 });
+      mailer.close();
+      expect(lines).to.have.lengthOf(1);
+      const line = lines[0]!;
+      expect(line['level']).to.equal(30);
+      expect(line['mail']).to.deep.include({ to: 'jo@customer.test', subject: 'Invoice 1001 from Acme Ltd' });
+      expect((line['mail'] as { text: string }).text).to.include('https://books.example.com/pay/inv-1001');
+      expect(findEmail(s.temp.db, id)!.status).to.equal('sent');
+    });
+  });
+});
