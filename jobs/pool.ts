@@ -1,6 +1,7 @@
 import cron, { type Logger as CronLogger, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../src/log.js';
 import { type CleanupContext, runCleanup } from './cleanup.js';
+import { type OverdueContext, runOverdueSweep } from './overdue.js';
 
 /**
  * The job pool: node-cron tasks running beside the API in the same process. Each job is a
@@ -32,8 +33,12 @@ export interface JobPool {
 /** The run of each job in flight, if any; a settled run removes itself. */
 type RunsInFlight = Map<JobDefinition, Promise<void>>;
 
-export function standardJobs(context: CleanupContext): JobDefinition[] {
-  return [{ name: 'cleanup', schedule: '*/10 * * * *', runAtStart: true, run: () => runCleanup(context) }];
+export function standardJobs(context: CleanupContext & OverdueContext): JobDefinition[] {
+  return [
+    { name: 'cleanup', schedule: '*/10 * * * *', runAtStart: true, run: () => runCleanup(context) },
+    // Hourly (and at start): invoices past due with money owed become overdue.
+    { name: 'overdue', schedule: '5 * * * *', runAtStart: true, run: () => runOverdueSweep(context) },
+  ];
 }
 
 export function startJobPool(jobs: readonly JobDefinition[], log: Logger, options: JobPoolOptions = {}): JobPool {

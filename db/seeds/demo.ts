@@ -2,6 +2,11 @@ import { CLI_ACTOR } from '../../src/books/audit.js';
 import { type Basis, type Business, createBusiness } from '../../src/books/businesses.js';
 import { listPostableAccounts, systemAccountId } from '../../src/books/chart.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
+import { setRate } from '../../src/books/fx.js';
+import { ensureServerSecrets } from '../../src/books/secrets.js';
+import { createInvoice } from '../../src/books/invoices.js';
+import { markOverdueInvoices, markViewed, recordPayment, sendInvoice, voidInvoice } from '../../src/books/invoice-posting.js';
+import { run } from '../../src/db/statements.js';
 import { recordExpense } from '../../src/books/expenses.js';
 import { createKey } from '../../src/books/keys.js';
 import { postEntry } from '../../src/books/ledger.js';
@@ -9,7 +14,7 @@ import { createTenant } from '../../src/books/tenants.js';
 import { type Clock, todayUtc } from '../../src/clock.js';
 import { addDays } from '../../src/dates.js';
 import { type Db, inTransaction } from '../../src/db/connection.js';
-import type { Currency } from '../../src/money.js';
+import { type Currency, FOREIGN_CURRENCIES, type ForeignCurrency } from '../../src/money.js';
 
 /**
  * Demo books: one firm with two client businesses (one per basis), their customers in five
@@ -100,14 +105,121 @@ const CUSTOMER_STEMS: Array<[string, Currency, number | null]> = [
 ];
 const CUSTOMER_PLACES = ['Downtown', 'Harbor', 'Hillside', 'Lakefront', 'Old Town'];
 
-function seedCustomers(db: Db, clock: Clock, tenantId: string): void {
+interface DemoCustomer {
+  id: string;
+  currency: Currency;
+}
+
+function seedCustomers(db: Db, clock: Clock, tenantId: string): DemoCustomer[] {
+  const customers: DemoCustomer[] = [];
   for (const place of CUSTOMER_PLACES) {
     for (const [stem, currency, terms] of CUSTOMER_STEMS) {
       const name = `${stem} ${place}`;
       const email = `accounts@${stem.toLowerCase().normalize('NFD').replace(/[^a-z]+/g, '')}-${place.toLowerCase().replace(/ /g, '')}.example`;
-      findOrCreateCustomer(db, clock, CLI_ACTOR, tenantId, { name, email, currency, ...(terms === null ? {} : { paymentTermsDays: terms }) });
+      const { id } = findOrCreateCustomer(db, clock, CLI_ACTOR, tenantId, { name, email, currency, ...(terms === null ? {} : { paymentTermsDays: terms }) });
+      customers.push({ id, currency });
     }
   }
+  return customers;
+}
+
+/** Roughly what one unit was worth in USD over the demo's two years; each week drifts from it a little. */
+const DEMO_RATES: Record<ForeignCurrency, { usdPerUnit: number; decimals: number }> = {
+  CAD: { usdPerUnit: 0.73, decimals: 4 },
+  EUR: { usdPerUnit: 1.08, decimals: 4 },
+  GBP: { usdPerUnit: 1.27, decimals: 4 },
+  MXN: { usdPerUnit: 0.0575, decimals: 6 },
+};
+
+/**
+ * A rate for every currency once a week over the history (invoices and payments use the
+ * latest on or before their date), drifting within ±3 %: the demo's invoices then show realised FX
+ * differences. Written as decimal text from integer arithmetic, never from a float's digits.
+ */
+function seedRates(db: Db, clock: Clock, random: () => number): void {
+  const today = todayUtc(clock);
+  for (let daysAgo = DEMO_HISTORY_DAYS + 7; daysAgo >= 0; daysAgo -= 7) {
+    for (const currency of FOREIGN_CURRENCIES) {
+      const { usdPerUnit, decimals } = DEMO_RATES[currency];
+      const scale = 10 ** decimals;
+      const units = Math.round(usdPerUnit * scale * (0.97 + random() * 0.06));
+      const text = `${Math.floor(units / scale)}.${String(units % scale).padStart(decimals, '0')}`;
+      setRate(db, clock, { currency, date: addDays(today, -daysAgo), usdPerUnit: text });
+    }
+  }
+}
+
+/** One demo invoice: whom, in what, how long ago it was issued, and what became of it. */
+interface DemoInvoice {
+  currency: Currency;
+  issuedDaysAgo: number;
+  termsDays: number;
+  lines: Array<{ description: string; quantity: string; unitPriceCents: bigint; account: string }>;
+  taxRatePercent?: string;
+  /** Draft (never sent), sent, viewed, void, and payments (days ago, share of the total in percent). */
+  fate: 'draft' | 'sent' | 'viewed' | 'void' | { payments: Array<[daysAgo: number, percent: bigint]> };
+}
+
+const BAKERY_INVOICES: DemoInvoice[] = [
+  { currency: 'USD', issuedDaysAgo: 95, termsDays: 30, taxRatePercent: '8.875', lines: [{ description: 'Wedding cake, three tiers', quantity: '1', unitPriceCents: 68_000n, account: 'Sales' }], fate: { payments: [[70, 100n]] } },
+  { currency: 'EUR', issuedDaysAgo: 80, termsDays: 30, taxRatePercent: '20', lines: [{ description: 'Pastry trays, weekly', quantity: '4', unitPriceCents: 25_000n, account: 'Sales' }, { description: 'Delivery', quantity: '4', unitPriceCents: 2_500n, account: 'Service Revenue' }], fate: { payments: [[60, 40n], [41, 60n]] } },
+  { currency: 'CAD', issuedDaysAgo: 62, termsDays: 30, lines: [{ description: 'Bread subscription, quarter', quantity: '13', unitPriceCents: 4_200n, account: 'Sales' }], fate: 'sent' },
+  { currency: 'GBP', issuedDaysAgo: 20, termsDays: 45, taxRatePercent: '20', lines: [{ description: 'Afternoon tea catering', quantity: '35', unitPriceCents: 1_850n, account: 'Service Revenue' }], fate: { payments: [[6, 50n]] } },
+  { currency: 'MXN', issuedDaysAgo: 8, termsDays: 30, lines: [{ description: 'Pan dulce, assorted', quantity: '120', unitPriceCents: 3_500n, account: 'Sales' }], fate: 'viewed' },
+  { currency: 'USD', issuedDaysAgo: 3, termsDays: 30, taxRatePercent: '8.875', lines: [{ description: 'Sourdough loaves', quantity: '40', unitPriceCents: 750n, account: 'Sales' }, { description: 'Baking class, two hours', quantity: '1.5', unitPriceCents: 9_000n, account: 'Service Revenue' }], fate: 'sent' },
+  { currency: 'USD', issuedDaysAgo: 30, termsDays: 30, lines: [{ description: 'Cookies (order cancelled)', quantity: '200', unitPriceCents: 150n, account: 'Sales' }], fate: 'void' },
+  { currency: 'EUR', issuedDaysAgo: 0, termsDays: 30, taxRatePercent: '20', lines: [{ description: 'Croissants, standing order', quantity: '300', unitPriceCents: 120n, account: 'Sales' }], fate: 'draft' },
+];
+
+const LANDSCAPING_INVOICES: DemoInvoice[] = [
+  { currency: 'USD', issuedDaysAgo: 120, termsDays: 15, lines: [{ description: 'Spring cleanup', quantity: '1', unitPriceCents: 145_000n, account: 'Service Revenue' }], fate: { payments: [[100, 100n]] } },
+  { currency: 'USD', issuedDaysAgo: 75, termsDays: 30, taxRatePercent: '7.25', lines: [{ description: 'Hedge trimming, hours', quantity: '12.5', unitPriceCents: 6_500n, account: 'Service Revenue' }, { description: 'Mulch, cubic yards', quantity: '6', unitPriceCents: 4_800n, account: 'Sales' }], fate: { payments: [[60, 30n], [40, 70n]] } },
+  { currency: 'CAD', issuedDaysAgo: 55, termsDays: 14, lines: [{ description: 'Snow clearing contract, month', quantity: '1', unitPriceCents: 90_000n, account: 'Service Revenue' }], fate: 'sent' },
+  { currency: 'USD', issuedDaysAgo: 12, termsDays: 30, lines: [{ description: 'Patio design consultation', quantity: '2', unitPriceCents: 17_500n, account: 'Service Revenue' }], fate: { payments: [[4, 40n]] } },
+  { currency: 'USD', issuedDaysAgo: 1, termsDays: 30, lines: [{ description: 'Irrigation repair', quantity: '3.25', unitPriceCents: 8_800n, account: 'Service Revenue' }], fate: 'sent' },
+  { currency: 'USD', issuedDaysAgo: 0, termsDays: 30, lines: [{ description: 'Fall planting estimate', quantity: '1', unitPriceCents: 240_000n, account: 'Service Revenue' }], fate: 'draft' },
+];
+
+/** Where demo pay links point; `daybook demo` passes the site it serves. */
+export const DEMO_SITE_URL = 'http://localhost:3000';
+
+/**
+ * Invoices in every status and several currencies, through the books functions the API runs:
+ * drafted, sent (emails written and, as history, marked delivered), paid in parts at other
+ * rates (realised FX), viewed, voided; the overdue sweep then marks the ones past due.
+ */
+function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoInvoice[], customers: DemoCustomer[], siteUrl: string): void {
+  const today = todayUtc(clock);
+  const accountIds = new Map(listPostableAccounts(db, business.id).map((account) => [account.name, account.id]));
+  invoices.forEach((demo, index) => {
+    const customer = customers.filter((candidate) => candidate.currency === demo.currency)[index % 5]!;
+    const { invoiceId } = createInvoice(db, clock, CLI_ACTOR, {
+      business,
+      customerId: customer.id,
+      currency: demo.currency,
+      issueDate: addDays(today, -demo.issuedDaysAgo),
+      paymentTermsDays: demo.termsDays,
+      ...(demo.taxRatePercent ? { taxRatePercent: demo.taxRatePercent } : {}),
+      lines: demo.lines.map((line) => ({ ...line, accountId: accountIds.get(line.account)! })),
+    });
+    if (demo.fate === 'draft') return;
+    const { invoice } = sendInvoice(db, clock, CLI_ACTOR, invoiceId, { siteUrl });
+    if (demo.fate === 'viewed') markViewed(db, clock, invoiceId);
+    if (demo.fate === 'void') voidInvoice(db, clock, CLI_ACTOR, invoiceId);
+    if (typeof demo.fate === 'object') {
+      let paid = 0n;
+      let percentSoFar = 0n;
+      demo.fate.payments.forEach(([daysAgo, percent], paymentIndex) => {
+        percentSoFar += percent;
+        // The payment that brings the share to 100 % pays exactly what is left.
+        const amountCents = percentSoFar === 100n ? invoice.totalCents - paid : (invoice.totalCents * percent) / 100n;
+        paid += amountCents;
+        recordPayment(db, clock, CLI_ACTOR, { invoiceId, amountCents, method: paymentIndex % 2 === 0 ? 'wire' : 'check', paidAt: addDays(today, -daysAgo) });
+      });
+    }
+  });
+  // The demo's emails are history: delivered long ago, not waiting in the outbox.
+  run(db, "UPDATE email_outbox SET status = 'sent', attempts = 1, sent_at = created_at WHERE business_id = ?", business.id);
 }
 
 /** A small deterministic generator (mulberry32): the same seed gives the same demo books. */
@@ -162,17 +274,22 @@ function seedExpenses(db: Db, clock: Clock, business: Business, demo: DemoBusine
   }
 }
 
-export function seedDemo(db: Db, clock: Clock): DemoBooks {
+export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {}): DemoBooks {
   return inTransaction(db, () => {
+    // The invoices' pay links need the books' secrets, which a server would make at start.
+    ensureServerSecrets(db, clock);
     const tenant = createTenant(db, clock, CLI_ACTOR, { name: DEMO_TENANT_NAME, plan: 'middle' });
     const random = seededRandom(20261123);
-    const businesses = DEMO_BUSINESSES.map((demo) => {
+    seedRates(db, clock, random);
+    const customers = seedCustomers(db, clock, tenant.id);
+    const businesses = DEMO_BUSINESSES.map((demo, index) => {
       const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: demo.name, basis: demo.basis });
       postOpeningDeposit(db, clock, business, demo.openingDepositCents);
       seedExpenses(db, clock, business, demo, random);
+      seedInvoices(db, clock, business, index === 0 ? BAKERY_INVOICES : LANDSCAPING_INVOICES, customers, options.siteUrl ?? DEMO_SITE_URL);
       return { id: business.id, name: business.name };
     });
-    seedCustomers(db, clock, tenant.id);
+    markOverdueInvoices(db, clock);
     const key = createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'demo key', access: 'read_write' });
     return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id };
   });

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { nowIso, todayUtc } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { one, run } from '../db/statements.js';
+import { all, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS, type ForeignCurrency, formatMoney } from '../money.js';
 import { invoiceEmail, reminderEmail } from '../email/templates.js';
@@ -194,6 +194,9 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
   const usdPerUnit = usdPerUnitOn(db, invoice.currency, input.paidAt, 'paidAt');
   const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
+  if (lines.journal.length < 2) {
+    throw validationFailed('amountCents', `is worth less than one US cent at ${usdPerUnit} USD per ${invoice.currency}; record it together with a larger payment`);
+  }
   const paymentId = newId();
   const entry = postEntry(db, clock, actor, {
     businessId: invoice.businessId,
@@ -374,6 +377,36 @@ export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: strin
     detail: { number: invoice.number, previousStatus: invoice.status, reversed: invoice.journalEntryId !== null },
   });
   return requireInvoice(db, invoice.id);
+}
+
+/** The overdue sweep's actor. */
+export const SWEEP_ACTOR: Actor = { type: 'system', id: null, name: 'overdue sweep' };
+
+/**
+ * Moves every invoice with money owed whose due date has passed (sent, viewed or partially
+ * paid) to overdue, audited; idempotent. Returns how many moved. The job pool runs it.
+ */
+export function markOverdueInvoices(db: Db, clock: Clock): number {
+  assertInTransaction(db, 'markOverdueInvoices');
+  const today = todayUtc(clock);
+  const due = all<{ id: string; number: string; business_id: string; tenant_id: string }>(
+    db,
+    `SELECT i.id, i.number, i.business_id, b.tenant_id FROM invoices i JOIN businesses b ON b.id = i.business_id
+     WHERE i.status IN ('sent', 'viewed', 'partially_paid') AND i.due_date < ?`,
+    today,
+  );
+  for (const invoice of due) {
+    run(db, "UPDATE invoices SET status = 'overdue' WHERE id = ?", invoice.id);
+    recordAudit(db, clock, SWEEP_ACTOR, {
+      tenantId: invoice.tenant_id,
+      businessId: invoice.business_id,
+      action: 'invoice.overdue',
+      subjectType: 'invoice',
+      subjectId: invoice.id,
+      detail: { number: invoice.number, asOf: today },
+    });
+  }
+  return due.length;
 }
 
 function requireInvoice(db: Db, invoiceId: string): Invoice {

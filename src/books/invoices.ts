@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { nowIso, todayUtc } from '../clock.js';
-import { addDays } from '../dates.js';
+import { addDays, isIsoDate } from '../dates.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, int, one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
@@ -79,6 +79,8 @@ export function createInvoice(db: Db, clock: Clock, actor: Actor, input: NewInvo
   const issueDate = input.issueDate ?? todayUtc(clock);
   const terms = input.paymentTermsDays ?? customer.paymentTermsDays ?? business.paymentTermsDays ?? getTenant(db, business.tenantId).paymentTermsDays;
   const dueDate = input.dueDate ?? addDays(issueDate, terms);
+  // Terms can carry a late issue date past the calendar's last day.
+  if (!isIsoDate(dueDate)) throw validationFailed(input.paymentTermsDays !== undefined ? 'paymentTermsDays' : 'issueDate', 'puts the due date past 9999-12-31');
   if (dueDate < issueDate) throw validationFailed('dueDate', `must not be before issueDate (${issueDate})`);
   const id = newId();
   const number = invoiceNumber(takeInvoiceNumber(db, business.id));

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
 import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
@@ -34,14 +34,16 @@ function freshDemoPath(path: string, dbOption: string | undefined): string {
   return path;
 }
 
-function printDemo(context: CommandContext, demo: DemoBooks, url: string): void {
+function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl }, [
+  const mail = config.smtpUrl ? `sent through ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//')}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
     demo.key,
     `Daybook is listening on ${url}`,
+    `Email (invoices sent, reminders): ${mail}`,
     'Try:',
     curl,
   ]);
@@ -54,9 +56,9 @@ async function demo(options: { port?: number }, context: CommandContext): Promis
   const releaseLock = acquireServerLock(dbOption ?? DEMO_DB_PATH);
   try {
     const path = freshDemoPath(dbOption ?? DEMO_DB_PATH, dbOption);
-    const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock));
     const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port: options.port ?? DEMO_PORT });
-    await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url), releaseLock);
+    const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock, { siteUrl: config.siteUrl }));
+    await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url, config), releaseLock);
   } finally {
     releaseLock();
   }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { isIsoDate } from '../dates.js';
+import { daysBetween, isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { type ExchangeRate, rateOnOrBefore, setRate } from '../books/fx.js';
@@ -7,12 +7,18 @@ import { FOREIGN_CURRENCIES, type ForeignCurrency } from '../money.js';
 import { fetchUsdRates, type FetchRatesOptions, type QuotedRates, RateProviderError, type RateProvider } from './provider.js';
 
 /** Either the rate to use, or why there is none, worded for the caller's 422. */
-export type RateLookUp = { rate: ExchangeRate; problem?: undefined } | { rate?: undefined; problem: string };
+export type RateLookUp = { rate: ExchangeRate; problem?: string } | { rate?: undefined; problem: string };
+
+/** A stored quote this many days older than the date asked is stale enough to ask again (a long weekend is four). */
+export const FRESH_RATE_DAYS = 4;
 
 /**
- * The one-time look-up the invoice send path makes: the stored rate on or before `date`,
- * else one request to the provider, whose rates are all stored under the quote's own date.
- * A provider failure comes back as `problem`, never as a throw.
+ * The one-time look-up the invoice send and payment paths make: the stored rate on or before
+ * `date` when it is recent (at most FRESH_RATE_DAYS older: weekends and holidays have no
+ * quote of their own), else one request to the provider, whose rates are all stored under the
+ * quote's own date. When the provider cannot answer, an older stored rate is still the rate
+ * on or before the date, and is returned with the problem beside it. A provider failure comes
+ * back as `problem`, never as a throw.
  *
  * It awaits the network, so it must run before (outside) the write's transaction; the
  * rates it stores are committed in a transaction of their own.
@@ -30,13 +36,14 @@ export async function lookUpRate(
   if (!isIsoDate(date)) throw new Error(`lookUpRate: not a date: ${date}`);
 
   const stored = rateOnOrBefore(db, currency, date);
-  if (stored) return { rate: stored };
+  if (stored && daysBetween(stored.date, date) <= FRESH_RATE_DAYS) return { rate: stored };
 
   let quoted: QuotedRates;
   try {
     quoted = await fetchUsdRates(provider, date, options);
   } catch (error) {
     if (!(error instanceof RateProviderError)) throw error;
+    if (stored) return { rate: stored, problem: `the latest ${currency} rate stored is for ${stored.date}, and looking up a newer one failed: ${error.message}` };
     return { problem: `no ${currency} rate is stored on or before ${date}, and looking one up failed: ${error.message}` };
   }
 

@@ -35,7 +35,7 @@ describe('demo seed (db/seeds/demo.ts)', () => {
     expect(listKeys(temp.db, demo.tenantId)).to.have.length(1);
   });
 
-  it('posts balanced entries, an opening deposit first, over the two years before the clock', () => {
+  it('posts balanced entries, an opening deposit first, over the two years up to the clock', () => {
     const demo = seedDemo(temp.db, clock);
     for (const business of demo.businesses) {
       for (const view of ['accrual', 'cash'] as const) {
@@ -50,10 +50,12 @@ describe('demo seed (db/seeds/demo.ts)', () => {
       );
       expect(entries.length).to.be.at.least(150);
       expect(entries[0]?.source_type).to.equal('opening_balance');
-      expect(entries.slice(1).every((entry) => entry.source_type === 'expense')).to.equal(true);
+      expect(entries.slice(1).map((entry) => entry.source_type)).to.satisfy((types: string[]) =>
+        types.every((type) => ['expense', 'invoice', 'invoice_payment', 'reversal'].includes(type)),
+      );
       const first = addDays('2026-03-15', -DEMO_HISTORY_DAYS - 1);
       for (const entry of entries) {
-        expect(entry.entry_date >= first && entry.entry_date < '2026-03-15', entry.entry_date).to.equal(true);
+        expect(entry.entry_date >= first && entry.entry_date <= '2026-03-15', entry.entry_date).to.equal(true);
       }
       expect(entries[entries.length - 1]!.entry_date >= addDays('2026-03-15', -31), 'recent expenses too').to.equal(true);
     }
@@ -94,4 +96,30 @@ describe('demo seed (db/seeds/demo.ts)', () => {
       again.close();
     }
   });
+
+  it('holds invoices in every status, in at least three currencies, with a partial payment and a realised FX difference', () => {
+    const demo = seedDemo(temp.db, clock);
+    const statuses = all<{ status: string }>(temp.db, 'SELECT DISTINCT status FROM invoices ORDER BY status').map((row) => row.status);
+    expect(statuses).to.deep.equal(['draft', 'overdue', 'paid', 'partially_paid', 'sent', 'viewed', 'void']);
+    const currencies = all<{ currency: string }>(temp.db, "SELECT DISTINCT currency FROM invoices WHERE status <> 'draft'").map((row) => row.currency);
+    expect(currencies.length).to.be.at.least(3);
+    const fx = all<{ n: bigint }>(
+      temp.db,
+      "SELECT count(*) AS n FROM journal_lines l JOIN ledger_accounts a ON a.id = l.ledger_account_id WHERE a.system_role = 'fx_gain_loss'",
+    )[0]!.n;
+    expect(Number(fx)).to.be.greaterThan(0);
+    expect(all<{ n: bigint }>(temp.db, "SELECT count(*) AS n FROM email_outbox WHERE status <> 'sent'")[0]!.n).to.equal(0n);
+    for (const business of demo.businesses) {
+      const receivable = all<{ net: bigint | null }>(
+        temp.db,
+        `SELECT sum(CASE WHEN l.direction = 'debit' THEN l.amount_cents ELSE -l.amount_cents END) AS net
+         FROM journal_lines l JOIN ledger_accounts a ON a.id = l.ledger_account_id
+         WHERE l.business_id = ? AND a.system_role = 'accounts_receivable'`,
+        business.id,
+      )[0]!.net;
+      // What is owed: the USD value of every unpaid sent invoice, at its issue rate, less what payments cleared.
+      expect((receivable ?? 0n) > 0n, business.name).to.equal(true);
+    }
+  });
 });
+

@@ -398,12 +398,21 @@ describe('exchange-rate provider client', () => {
       temp.close();
     });
 
-    it('uses a stored rate on or before the date without asking the provider', async () => {
+    it('uses a recent stored rate (at most four days older: a long weekend) without asking the provider', async () => {
+      setRate(temp.db, clock, { currency: 'GBP', date: '2026-03-10', usdPerUnit: '1.27' });
+      fake.reply = { status: 500 };
+      const result = await lookUpRate(temp.db, clock, frankfurter(), 'GBP', '2026-03-14');
+      expect(result).to.deep.equal({ rate: { currency: 'GBP', date: '2026-03-10', usdPerUnit: '1.27', source: 'manual' } });
+      expect(fake.requests).to.deep.equal([]);
+    });
+
+    it('asks again when the stored rate is older than that, and falls back on it, saying why, when the provider fails', async () => {
       setRate(temp.db, clock, { currency: 'GBP', date: '2026-03-02', usdPerUnit: '1.27' });
       fake.reply = { status: 500 };
       const result = await lookUpRate(temp.db, clock, frankfurter(), 'GBP', '2026-03-14');
-      expect(result).to.deep.equal({ rate: { currency: 'GBP', date: '2026-03-02', usdPerUnit: '1.27', source: 'manual' } });
-      expect(fake.requests).to.deep.equal([]);
+      expect(result.rate).to.deep.equal({ currency: 'GBP', date: '2026-03-02', usdPerUnit: '1.27', source: 'manual' });
+      expect(result.problem).to.match(/latest GBP rate stored is for 2026-03-02, and looking up a newer one failed/);
+      expect(fake.requests).to.deep.equal(['GET /2026-03-14?from=EUR&to=USD,CAD,GBP,MXN']);
     });
 
     it('fetches a missing rate once and stores all four under the quote\'s date', async () => {

@@ -60,7 +60,16 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
   const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'daybook-api-'));
   const dbPath = options.dbPath ?? join(dir!, 'books.sqlite');
   const clock = fixedClock(at);
-  const config = loadConfig({}, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal', ...options.config });
+  const config = loadConfig({}, {
+    db: dbPath,
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    sqliteSynchronous: 'normal',
+    // Tests never reach the internet: a rate look-up nobody set up is refused at once by loopback.
+    fxProviderUrl: 'http://127.0.0.1:9',
+    ...options.config,
+  });
   const server = await startServer(config, {
     clock,
     log: options.log ?? createLogger('silent'),

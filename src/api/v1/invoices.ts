@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { canReach, resolveBusiness } from '../../books/access.js';
-import { findInvoice, type Invoice, INVOICE_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
+import { findInvoice, type Invoice, INVOICE_STATUSES, UNPAID_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
 import { recordPayment, remindInvoice, sendInvoice } from '../../books/invoice-posting.js';
 import { payToken, payUrl } from '../../books/pay-links.js';
 import { todayUtc } from '../../clock.js';
@@ -33,7 +33,7 @@ import { pageRequestOf } from './paging.js';
 const API_PAYMENT_METHODS = ['check', 'cash', 'wire', 'other'] as const;
 
 const Quantity = Type.String({
-  pattern: '^(?=.*[1-9])[0-9]{1,12}(\\.[0-9]{1,6})?$',
+  pattern: '^(?=.*[1-9])[0-9]{1,30}(\\.[0-9]{1,6})?$',
   'x-error': 'must be a number greater than zero with up to 6 decimals, such as 2 or 1.5',
   description: 'a decimal greater than zero, up to 6 decimal places',
 });
@@ -145,7 +145,7 @@ async function ensureRate(services: Services, currency: Currency, date: string):
   if (currency === 'USD') return;
   const provider = { kind: services.config.fxProvider, url: services.config.fxProviderUrl };
   const found = await lookUpRate(services.db, services.clock, provider, currency as ForeignCurrency, date);
-  if ('problem' in found) services.log.warn({ currency, date, problem: found.problem }, 'no exchange rate to be had');
+  if (found.problem) services.log.warn({ currency, date, problem: found.problem }, found.rate ? 'using an older exchange rate' : 'no exchange rate to be had');
 }
 
 /** Emails written by a write are delivered after its commit; a failure leaves them for the retries. */
@@ -337,7 +337,8 @@ export const recordPaymentOperation = defineWrite({
   errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
   async prepare({ principal, services, params, body }) {
     const invoice = reachableInvoice(services, principal, params.id);
-    await ensureRate(services, invoice.currency, body.paidAt ?? todayUtc(services.clock));
+    // Nothing to convert on an invoice that cannot take a payment: the work answers 409 for it.
+    if (UNPAID_STATUSES.includes(invoice.status)) await ensureRate(services, invoice.currency, body.paidAt ?? todayUtc(services.clock));
   },
   work({ principal, services, actor, params, body }) {
     reachableInvoice(services, principal, params.id);
