@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { setRate } from '../../src/books/fx.js';
 import { findEmail, RETRY_BASE_MS } from '../../src/books/outbox.js';
 import { deliverEmails } from '../../src/email/deliver.js';
@@ -10,171 +8,40 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { countRows, expectError } from '../support/api.js';
 import { buildBusiness, buildKey, buildTenant } from '../support/factories.js';
 import { invoiceBody, invoiceLine, payInvoice, sendInvoice } from '../support/invoicing.js';
+import { addresses, header, type ParsedMessage, parseMessage, part, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 /**
  * The emails the send and remind calls write, delivered through a real SMTP server on
  * loopback (smtp-server, no TLS, no authentication) and read back from the bytes it received.
  */
 
-const MAIL_FROM = 'Daybook Billing <billing@daybook.test>';
+const MAIL_FROM_NAME = 'Daybook Billing';
 const MAIL_FROM_ADDRESS = 'billing@daybook.test';
+const MAIL_FROM = `${MAIL_FROM_NAME} <${MAIL_FROM_ADDRESS}>`;
 const SITE_URL = 'https://books.example.test';
 const START = '2026-03-15T12:00:00.000Z';
 const HOUR_MS = 60 * 60 * 1000;
 
-// --- A real SMTP server on loopback, keeping each message's envelope and raw bytes. ---
+// --- The one message the SMTP server holds, read back (test/support/smtp.ts). ---
 
-interface Received {
-  from: string | null;
-  to: string[];
-  raw: string;
-}
+/** A message from the mailer: text and HTML alternatives, both present. */
+type InvoiceMessage = ParsedMessage & { text: string; html: string };
 
-interface TestSmtp {
-  url: string;
-  port: number;
-  received: Received[];
-  stop(): Promise<void>;
-}
-
-/** An SMTP server on 127.0.0.1 (on `port`, or a free one). */
-async function startSmtp(port = 0): Promise<TestSmtp> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const mailFrom = session.envelope.mailFrom;
-        received.push({
-          from: mailFrom === false ? null : mailFrom.address,
-          to: session.envelope.rcptTo.map((address) => address.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  const listening = await new Promise<AddressInfo>((resolve, reject) => {
-    const netServer = server.listen(port, '127.0.0.1', () => resolve(netServer.address() as AddressInfo));
-    netServer.once('error', reject);
-  });
-  return {
-    url: `smtp://127.0.0.1:${listening.port}`,
-    port: listening.port,
-    received,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-// --- Just enough MIME to read the headers and the text and HTML parts. ---
-
-interface ParsedMessage {
-  /** Header names lower-cased, values unfolded and decoded. */
-  headers: Map<string, string[]>;
-  /** The raw header section, as sent. */
-  headerBlock: string;
-  text: string;
-  html: string;
-}
-
-function splitEntity(raw: string): { headerBlock: string; body: string } {
-  const end = raw.indexOf('\r\n\r\n');
-  expect(end, 'a blank line ends the headers').to.be.greaterThan(0);
-  return { headerBlock: raw.slice(0, end), body: raw.slice(end + 4) };
-}
-
-function parseHeaders(headerBlock: string): Map<string, string[]> {
-  const headers = new Map<string, string[]>();
-  for (const line of headerBlock.replace(/\r\n(?=[ \t])/g, '').split('\r\n')) {
-    const colon = line.indexOf(':');
-    expect(colon, `a header line: ${JSON.stringify(line)}`).to.be.greaterThan(0);
-    const name = line.slice(0, colon).trim().toLowerCase();
-    headers.set(name, [...(headers.get(name) ?? []), decodeWords(line.slice(colon + 1).trim())]);
-  }
-  return headers;
-}
-
-/** RFC 2047 encoded words (=?UTF-8?Q?...?= and =?UTF-8?B?...?=). */
-function decodeWords(value: string): string {
-  return value
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_word, _charset: string, encoding: string, text: string) =>
-      encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
-    );
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes: number[] = [];
-  const unwrapped = text.replace(/=\r?\n/g, '');
-  for (let i = 0; i < unwrapped.length; i++) {
-    const hex = unwrapped.slice(i + 1, i + 3);
-    if (unwrapped[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(unwrapped[i]!, 'utf8'));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-function decodeBody(body: string, transferEncoding: string): string {
-  switch (transferEncoding.toLowerCase()) {
-    case 'base64':
-      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-    case 'quoted-printable':
-      return decodeQuotedPrintable(body);
-    default:
-      return body;
-  }
-}
-
-/** A multipart/alternative message with one text/plain and one text/html part. */
-function parseMessage(raw: string): ParsedMessage {
-  const { headerBlock, body } = splitEntity(raw);
-  const headers = parseHeaders(headerBlock);
-  const contentType = headers.get('content-type')?.[0] ?? '';
-  expect(contentType.toLowerCase(), 'the message is text and HTML alternatives').to.match(/^multipart\/alternative;/);
-  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
-  expect(boundary, 'a multipart boundary').to.be.a('string');
-  const parts = body
-    .split(`--${boundary}`)
-    .slice(1, -1)
-    .map((section) => {
-      const part = splitEntity(section.replace(/^\r\n/, ''));
-      const partHeaders = parseHeaders(part.headerBlock);
-      return {
-        contentType: (partHeaders.get('content-type')?.[0] ?? 'text/plain').toLowerCase(),
-        body: decodeBody(part.body.replace(/\r\n$/, ''), partHeaders.get('content-transfer-encoding')?.[0] ?? '7bit'),
-      };
-    });
-  expect(parts.map((p) => p.contentType.split(';')[0])).to.deep.equal(['text/plain', 'text/html']);
-  for (const p of parts) expect(p.contentType, 'each part says its charset').to.include('charset=utf-8');
-  return { headers, headerBlock, text: parts[0]!.body.replace(/\r\n/g, '\n'), html: parts[1]!.body.replace(/\r\n/g, '\n') };
-}
-
-function header(message: ParsedMessage, name: string): string {
-  const values = message.headers.get(name) ?? [];
-  expect(values, `exactly one ${name} header`).to.have.lengthOf(1);
-  return values[0]!;
-}
-
-/** The one message the server holds, checked to have gone from mailFrom to `to` alone. */
-function onlyMessage(smtp: TestSmtp, to: string): ParsedMessage {
+/** The one message the server holds, checked to have gone from mailFrom to `to` alone, as text and HTML alternatives. */
+async function onlyMessage(smtp: TestSmtp, to: string): Promise<InvoiceMessage> {
   expect(smtp.received, 'messages the SMTP server holds').to.have.lengthOf(1);
   const [received] = smtp.received;
   expect(received!.from, 'envelope sender').to.equal(MAIL_FROM_ADDRESS);
   expect(received!.to, 'envelope recipients').to.deep.equal([to]);
-  const message = parseMessage(received!.raw);
-  expect(header(message, 'from')).to.equal(MAIL_FROM);
-  expect(header(message, 'to')).to.equal(to);
+  const message = await parseMessage(received!.raw);
+  expect(header(message, 'content-type').toLowerCase(), 'the message is text and HTML alternatives').to.equal('multipart/alternative');
+  const [, ...partTypes] = message.contentTypes.map((type) => type.toLowerCase());
+  expect(partTypes.map((type) => type.split(';')[0])).to.deep.equal(['text/plain', 'text/html']);
+  for (const type of partTypes) expect(type, 'each part says its charset').to.include('charset=utf-8');
+  expect(addresses(message, 'from')).to.deep.equal([{ name: MAIL_FROM_NAME, address: MAIL_FROM_ADDRESS }]);
+  expect(addresses(message, 'to')).to.deep.equal([{ name: '', address: to }]);
   for (const name of ['cc', 'bcc', 'reply-to']) expect(message.headers.has(name), `no ${name} header`).to.equal(false);
-  return message;
+  return { ...message, text: part(message, 'text'), html: part(message, 'html') };
 }
 
 // --- The books: tenants and customers built directly, invoices through the API. ---
@@ -295,7 +162,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
       expect(detail.body.payUrl, 'the detail shows the same pay link').to.equal(payUrl);
 
       // Delivered before the answer: the server already holds it.
-      const message = onlyMessage(smtp, 'jo@customer.test');
+      const message = await onlyMessage(smtp, 'jo@customer.test');
       expect(header(message, 'subject')).to.equal(`Invoice ${draft.number} from ${books.businessName}`);
       expect(message.text).to.include('Hello Jo Customer,');
       expect(message.text).to.include(`${books.businessName} has sent you invoice ${draft.number}.`);
@@ -376,7 +243,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.deep.equal({ invoiceId: draft.id, remindedAt: '2026-03-20T09:30:00.000Z' });
-      const message = onlyMessage(smtp, 'remind@customer.test');
+      const message = await onlyMessage(smtp, 'remind@customer.test');
       expect(header(message, 'subject')).to.equal(`Reminder: invoice ${draft.number} from ${books.businessName}`);
       expect(message.text).to.include(`This is a reminder that invoice ${draft.number} from ${books.businessName} is due on 2026-04-14.`);
       expect(message.text).to.match(/Invoice total: +\$1,000\.00 \(USD\)/);
@@ -401,7 +268,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
       const res = await app.post(`/api/v1/invoices/${draft.id}/remind`, books.key);
 
       expect(res.status, res.text).to.equal(200);
-      const message = onlyMessage(smtp, 'late@customer.test');
+      const message = await onlyMessage(smtp, 'late@customer.test');
       expect(header(message, 'subject')).to.equal(`Overdue: invoice ${draft.number} from ${books.businessName}`);
       expect(message.text).to.include(`was due on 2026-04-14 and is 3 days overdue.`);
     });
@@ -452,7 +319,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
       const customerId = await newCustomer(app, books, 'Viewer Customer', 'viewer@customer.test');
       const draft = await newDraft(app, books, { customerId });
       await sendInvoice(app, books.key, draft.id);
-      const emailed = onlyMessage(smtp, 'viewer@customer.test');
+      const emailed = await onlyMessage(smtp, 'viewer@customer.test');
       const link = /Pay online: (\S+)/.exec(emailed.text)?.[1];
       expect(link, 'the pay link in the text part').to.be.a('string');
       smtp.received.length = 0;
@@ -464,7 +331,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       const res = await app.post(`/api/v1/invoices/${draft.id}/remind`, books.key);
       expect(res.status, res.text).to.equal(200);
-      const reminder = onlyMessage(smtp, 'viewer@customer.test');
+      const reminder = await onlyMessage(smtp, 'viewer@customer.test');
       expect(reminder.text).to.include(`Pay online: ${link}`);
     });
 
@@ -490,7 +357,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       await sendInvoice(app, books.key, draft.id);
 
-      const message = onlyMessage(smtp, 'markup@customer.test');
+      const message = await onlyMessage(smtp, 'markup@customer.test');
       expect(header(message, 'subject')).to.equal(`Invoice ${draft.number} from ${businessName}`);
       expect(message.text).to.include(`Hello ${customerName},`);
       expect(message.text).to.include(`${businessName} has sent you invoice ${draft.number}.`);
@@ -511,7 +378,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       await sendInvoice(app, books.key, draft.id);
 
-      const message = onlyMessage(smtp, 'crlf@customer.test');
+      const message = await onlyMessage(smtp, 'crlf@customer.test');
       expect(message.headers.has('x-injected')).to.equal(false);
       expect(message.headerBlock).to.not.include('attacker@evil.test');
       expect(header(message, 'subject')).to.equal(`Invoice ${draft.number} from ${books.businessName}`);
@@ -525,7 +392,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       await sendInvoice(app, books.key, draft.id);
 
-      const message = onlyMessage(smtp, 'header@customer.test');
+      const message = await onlyMessage(smtp, 'header@customer.test');
       expect(header(message, 'subject')).to.equal(`Invoice ${draft.number} from Evil Co Bcc: attacker@evil.test`);
       expect(message.headerBlock.split('\r\n').filter((line) => /^bcc:/i.test(line))).to.deep.equal([]);
     });
@@ -581,7 +448,7 @@ describe('invoice emails while the SMTP server is down', () => {
     }
 
     // The server comes back on the same port.
-    smtp = await startSmtp(port);
+    smtp = await startSmtp({ port });
     const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: MAIL_FROM }, createLogger('silent'));
     const silent = createLogger('silent');
     try {
@@ -595,7 +462,7 @@ describe('invoice emails while the SMTP server is down', () => {
       mailer.close();
     }
 
-    const message = onlyMessage(smtp, 'patient@customer.test');
+    const message = await onlyMessage(smtp, 'patient@customer.test');
     expect(header(message, 'subject')).to.equal(`Invoice ${draft.number} from ${books.businessName}`);
     expect(message.text).to.include(`Pay online: ${res.body.payUrl}`);
     const email = findEmail(app.db, row!.id)!;

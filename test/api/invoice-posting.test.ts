@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setRate } from '../../src/books/fx.js';
 import { voidInvoice } from '../../src/books/invoice-posting.js';
@@ -9,6 +9,7 @@ import { inTransaction } from '../../src/db/connection.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid, setTenant } from '../support/api.js';
 import { accountIdByName, buildBusiness, TEST_ACTOR } from '../support/factories.js';
+import { type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
 import { addCustomer, UUID } from '../support/register.js';
 
 /**
@@ -21,48 +22,11 @@ const START = '2026-03-15T12:00:00.000Z';
 const TODAY = '2026-03-15';
 
 // ---------------------------------------------------------------------------------------
-// A Frankfurter-speaking rate provider on loopback
+// A Frankfurter-speaking rate provider on loopback (test/support/rate-provider.ts)
 
-interface ProviderReply {
-  status?: number;
-  body?: string;
-  /** Drop the connection without answering. */
-  reset?: boolean;
-}
-
-interface FakeProvider {
-  url: string;
-  /** `METHOD /path?query` of every request received. */
-  requests: string[];
-  reply: ProviderReply;
-  close(): Promise<void>;
-}
-
-async function startFakeProvider(): Promise<FakeProvider> {
-  const fake = { requests: [] as string[], reply: {} as ProviderReply };
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    fake.requests.push(`${request.method} ${request.url}`);
-    if (fake.reply.reset) {
-      request.socket.destroy();
-      return;
-    }
-    response.writeHead(fake.reply.status ?? 200, { 'content-type': 'application/json' });
-    response.end(fake.reply.body ?? '');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(fake, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
-}
-
-/** Frankfurter's answer for one day, built as text so every rate keeps the digits written here. */
+/** Frankfurter's answer for one day: fixed CAD, GBP and MXN quotes, and the USD one given. */
 function frankfurterDay(date: string, usdPerEur: string): string {
-  return `{"amount":1.0,"base":"EUR","date":"${date}","rates":{"CAD":1.4591,"GBP":0.8573,"MXN":19.6543,"USD":${usdPerEur}}}`;
+  return frankfurterBody(date, { CAD: '1.4591', GBP: '0.8573', MXN: '19.6543', USD: usdPerEur });
 }
 
 /** The request Daybook makes for one day's quotes. */

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import {
   EMAIL_KINDS,
   EMAIL_STATUSES,
@@ -20,64 +19,12 @@ import { invoiceEmail, type InvoiceEmailInput } from '../../src/email/templates.
 import { createLogger, type Logger } from '../../src/log.js';
 import { type TempDb, freshDb } from '../support/db.js';
 import { buildBusiness, testClock } from '../support/factories.js';
+import { addresses, header, parseMessage, part, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 const MAIL_FROM = 'Daybook <billing@daybook.test>';
 const MINUTE_MS = 60_000;
 
-// --- A real SMTP server on loopback, keeping each message's envelope and raw data. ---
-
-interface Received {
-  from: string | null;
-  to: string[];
-  raw: string;
-}
-
-interface TestSmtp {
-  url: string;
-  received: Received[];
-  stop(): Promise<void>;
-}
-
-async function startSmtp(options: { rejectRecipient?: boolean } = {}): Promise<TestSmtp> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (options.rejectRecipient) {
-        const error = new Error('no such mailbox') as Error & { responseCode: number };
-        error.responseCode = 550;
-        callback(error);
-        return;
-      }
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const mailFrom = session.envelope.mailFrom;
-        received.push({
-          from: mailFrom === false ? null : mailFrom.address,
-          to: session.envelope.rcptTo.map((address) => address.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  const listening = await new Promise<AddressInfo>((resolve, reject) => {
-    const netServer = server.listen(0, '127.0.0.1', () => resolve(netServer.address() as AddressInfo));
-    netServer.once('error', reject);
-  });
-  return {
-    url: `smtp://127.0.0.1:${listening.port}`,
-    received,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+// --- A real SMTP server on loopback (test/support/smtp.ts), and one that is not there. ---
 
 /** A loopback port nothing listens on: bound, read, then released. */
 async function deadSmtpUrl(): Promise<string> {
@@ -85,100 +32,6 @@ async function deadSmtpUrl(): Promise<string> {
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
   await new Promise((resolve) => server.close(resolve));
   return `smtp://127.0.0.1:${port}`;
-}
-
-// --- Just enough MIME parsing to read headers and the text and HTML parts. ---
-
-interface ParsedMessage {
-  /** Header names lower-cased, values unfolded and decoded. */
-  headers: Map<string, string[]>;
-  /** The raw header section, as sent. */
-  headerBlock: string;
-  parts: { contentType: string; body: string }[];
-}
-
-function splitEntity(raw: string): { headerBlock: string; body: string } {
-  const end = raw.indexOf('\r\n\r\n');
-  expect(end, 'a blank line ends the headers').to.be.greaterThan(0);
-  return { headerBlock: raw.slice(0, end), body: raw.slice(end + 4) };
-}
-
-function parseHeaders(headerBlock: string): Map<string, string[]> {
-  const headers = new Map<string, string[]>();
-  for (const line of headerBlock.replace(/\r\n(?=[ \t])/g, '').split('\r\n')) {
-    const colon = line.indexOf(':');
-    expect(colon, `a header line: ${line}`).to.be.greaterThan(0);
-    const name = line.slice(0, colon).trim().toLowerCase();
-    headers.set(name, [...(headers.get(name) ?? []), decodeWords(line.slice(colon + 1).trim())]);
-  }
-  return headers;
-}
-
-/** RFC 2047 encoded words (=?UTF-8?Q?...?= and =?UTF-8?B?...?=). */
-function decodeWords(value: string): string {
-  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_word, _charset: string, encoding: string, text: string) =>
-    encoding.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : decodeQuotedPrintable(text.replace(/_/g, ' ')),
-  );
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes: number[] = [];
-  const unwrapped = text.replace(/=\r?\n/g, '');
-  for (let i = 0; i < unwrapped.length; i++) {
-    const hex = unwrapped.slice(i + 1, i + 3);
-    if (unwrapped[i] === '=' && /^[0-9A-F]{2}$/i.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(unwrapped[i]!, 'utf8'));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-function decodeBody(body: string, transferEncoding: string): string {
-  switch (transferEncoding.toLowerCase()) {
-    case 'base64':
-      return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-    case 'quoted-printable':
-      return decodeQuotedPrintable(body);
-    default:
-      return body;
-  }
-}
-
-function parseMessage(raw: string): ParsedMessage {
-  const { headerBlock, body } = splitEntity(raw);
-  const headers = parseHeaders(headerBlock);
-  const contentType = headers.get('content-type')?.[0] ?? 'text/plain';
-  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
-  if (!contentType.toLowerCase().startsWith('multipart/') || !boundary) {
-    return { headers, headerBlock, parts: [{ contentType, body: decodeBody(body, headers.get('content-transfer-encoding')?.[0] ?? '7bit') }] };
-  }
-  const sections = body.split(`--${boundary}`).slice(1, -1);
-  const parts = sections.map((section) => {
-    const part = splitEntity(section.replace(/^\r\n/, ''));
-    const partHeaders = parseHeaders(part.headerBlock);
-    return {
-      contentType: partHeaders.get('content-type')?.[0] ?? 'text/plain',
-      body: decodeBody(part.body.replace(/\r\n$/, ''), partHeaders.get('content-transfer-encoding')?.[0] ?? '7bit'),
-    };
-  });
-  return { headers, headerBlock, parts };
-}
-
-function part(message: ParsedMessage, type: 'text/plain' | 'text/html'): string {
-  const found = message.parts.find((p) => p.contentType.toLowerCase().startsWith(type));
-  expect(found, `a ${type} part`).to.not.equal(undefined);
-  return found!.body;
-}
-
-function header(message: ParsedMessage, name: string): string {
-  const values = message.headers.get(name) ?? [];
-  expect(values, `exactly one ${name} header`).to.have.lengthOf(1);
-  return values[0]!;
 }
 
 // --- Outbox setup. ---
@@ -300,13 +153,13 @@ describe('email delivery', () => {
       expect(delivery!.from).to.equal('billing@daybook.test');
       expect(delivery!.to).to.deep.equal(['jo@customer.test']);
 
-      const message = parseMessage(delivery!.raw);
-      expect(header(message, 'from')).to.equal(MAIL_FROM);
-      expect(header(message, 'to')).to.equal('jo@customer.test');
+      const message = await parseMessage(delivery!.raw);
+      expect(addresses(message, 'from')).to.deep.equal([{ name: 'Daybook', address: 'billing@daybook.test' }]);
+      expect(addresses(message, 'to')).to.deep.equal([{ name: '', address: 'jo@customer.test' }]);
       expect(header(message, 'subject')).to.equal('Invoice 1001 from Acme Ltd');
       expect(header(message, 'content-type')).to.match(/^multipart\/alternative/);
-      const text = part(message, 'text/plain');
-      const html = part(message, 'text/html');
+      const text = part(message, 'text');
+      const html = part(message, 'html');
       expect(text).to.include('€1,200.00 (EUR)');
       expect(html).to.include('€1,200.00 (EUR)');
       expect(text).to.include('https://books.example.com/pay/inv-1001');
@@ -320,11 +173,11 @@ describe('email delivery', () => {
       const hostile = '<script>alert(1)</script> & Sons';
       enqueue(s, { customerName: hostile, businessName: hostile });
       await deliverEmails(s.temp.db, s.clock, mailer, silent);
-      const message = parseMessage(smtp.received[0]!.raw);
-      const html = part(message, 'text/html');
+      const message = await parseMessage(smtp.received[0]!.raw);
+      const html = part(message, 'html');
       expect(html).not.to.include('<script');
       expect(html).to.include('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Sons');
-      expect(part(message, 'text/plain')).to.include(`Hello ${hostile},`);
+      expect(part(message, 'text')).to.include(`Hello ${hostile},`);
       expect(header(message, 'subject')).to.equal(`Invoice 1001 from ${hostile}`);
     });
 
@@ -333,7 +186,7 @@ describe('email delivery', () => {
       await deliverEmails(s.temp.db, s.clock, mailer, silent);
       const [delivery] = smtp.received;
       expect(delivery!.to).to.deep.equal(['jo@customer.test']);
-      const message = parseMessage(delivery!.raw);
+      const message = await parseMessage(delivery!.raw);
       expect(message.headers.has('bcc')).to.equal(false);
       expect(message.headers.has('x-injected')).to.equal(false);
       expect(message.headerBlock).not.to.match(/^(Bcc|X-Injected):/im);
@@ -352,7 +205,7 @@ describe('email delivery', () => {
       const first = enqueue(s, { invoiceNumber: '1001' });
       const second = enqueue(s, { invoiceNumber: '1002' });
       expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [second])).to.deep.equal({ sent: 1, failed: 0 });
-      expect(smtp.received.map((r) => header(parseMessage(r.raw), 'subject'))).to.deep.equal(['Invoice 1002 from Acme Ltd']);
+      expect(await Promise.all(smtp.received.map(async (r) => header(await parseMessage(r.raw), 'subject')))).to.deep.equal(['Invoice 1002 from Acme Ltd']);
       expect(findEmail(s.temp.db, first)!.status).to.equal('pending');
       expect(findEmail(s.temp.db, second)!.status).to.equal('sent');
       expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [])).to.deep.equal({ sent: 0, failed: 0 });

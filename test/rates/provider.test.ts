@@ -1,7 +1,5 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { FX_RATE_SCALE } from '../../src/money.js';
@@ -9,52 +7,7 @@ import { lookUpRate } from '../../src/rates/look-up.js';
 import { fetchUsdRates, type QuotedRates, RateProviderError, type RateProviderProblem } from '../../src/rates/provider.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
-
-/** What the fake provider answers next: a body, or a hang before the headers or mid-body. */
-interface Reply {
-  status?: number;
-  body?: string;
-  contentType?: string;
-  hang?: 'before-headers' | 'mid-body';
-}
-
-/** A real HTTP server on loopback that answers `reply` and records every request's path. */
-interface FakeProvider {
-  url: string;
-  requests: string[];
-  reply: Reply;
-  close(): Promise<void>;
-}
-
-async function startFakeProvider(): Promise<FakeProvider> {
-  const fake = { requests: [] as string[], reply: {} as Reply };
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    fake.requests.push(`${request.method} ${request.url}`);
-    const reply = fake.reply;
-    if (reply.hang === 'before-headers') return; // never answers
-    response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
-    if (reply.hang === 'mid-body') {
-      response.write((reply.body ?? '').slice(0, 10)); // the rest never comes
-      return;
-    }
-    response.end(reply.body ?? '');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(fake, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
-}
-
-function frankfurterBody(date: string, rates: Record<string, string>, extra = ''): string {
-  // Built as text so each rate keeps exactly the digits written here.
-  const pairs = Object.entries(rates).map(([code, rate]) => `"${code}":${rate}`);
-  return `{"amount":1.0,"base":"EUR","date":"${date}","rates":{${pairs.join(',')}}${extra}}`;
-}
+import { type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
 
 const NORMAL = { CAD: '1.4591', GBP: '0.8573', MXN: '19.6543', USD: '1.0812' };
 

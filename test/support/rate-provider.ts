@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A fake exchange-rate provider: a real HTTP server on loopback that records every request and
+ * answers whatever `reply` says; `frankfurterBody` writes a Frankfurter answer for it.
+ */
+
+/** What the fake provider answers next. */
+export interface ProviderReply {
+  /** 200 unless told. */
+  status?: number;
+  body?: string;
+  /** application/json unless told. */
+  contentType?: string;
+  /** Never answer ('before-headers'), or send the headers and the body's first 10 characters only ('mid-body'). */
+  hang?: 'before-headers' | 'mid-body';
+  /** Drop the connection without answering. */
+  reset?: boolean;
+}
+
+export interface FakeProvider {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** `METHOD /path?query` of every request received; empty it (`requests.length = 0`) between tests. */
+  requests: string[];
+  /** Set it before the request; it stays until set again. */
+  reply: ProviderReply;
+  close(): Promise<void>;
+}
+
+export async function startFakeProvider(): Promise<FakeProvider> {
+  const fake = { requests: [] as string[], reply: {} as ProviderReply };
+  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    fake.requests.push(`${request.method} ${request.url}`);
+    const reply = fake.reply;
+    if (reply.reset) {
+      request.socket.destroy();
+      return;
+    }
+    if (reply.hang === 'before-headers') return; // never answers
+    response.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
+    if (reply.hang === 'mid-body') {
+      response.write((reply.body ?? '').slice(0, 10)); // the rest never comes
+      return;
+    }
+    response.end(reply.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(fake, {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
+/** Frankfurter's answer for one day (per 1 EUR), built as text so each rate keeps exactly the digits written; `extra` goes in after "rates". */
+export function frankfurterBody(date: string, rates: Record<string, string>, extra = ''): string {
+  const pairs = Object.entries(rates).map(([code, rate]) => `"${code}":${rate}`);
+  return `{"amount":1.0,"base":"EUR","date":"${date}","rates":{${pairs.join(',')}}${extra}}`;
+}

@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import { type AddressObject, type EmailAddress, type HeaderLines, type Headers, type HeaderValue, simpleParser, type StructuredHeader } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+/**
+ * A real SMTP server on loopback (smtp-server: no TLS, no authentication) that keeps each
+ * message's envelope and raw bytes, and a parsed view of a message (mailparser) for the checks
+ * on its headers and its text and HTML parts.
+ */
+
+/** One message as the server received it: the SMTP envelope and the DATA, as sent. */
+export interface ReceivedMessage {
+  /** MAIL FROM, or null for the null sender. */
+  from: string | null;
+  /** Every RCPT TO. */
+  to: string[];
+  raw: string;
+}
+
+export interface TestSmtp {
+  /** smtp://127.0.0.1:PORT */
+  url: string;
+  port: number;
+  /** In the order they arrived; empty it (`received.length = 0`) between tests. */
+  received: ReceivedMessage[];
+  stop(): Promise<void>;
+}
+
+export interface SmtpOptions {
+  /** The port to listen on; 0 (the default) takes a free one. */
+  port?: number;
+  /** Refuse every recipient with a 550. */
+  rejectRecipient?: boolean;
+}
+
+/** An SMTP server listening on 127.0.0.1. */
+export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
+  const received: ReceivedMessage[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    secure: false,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (!options.rejectRecipient) return callback();
+      callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mailFrom = session.envelope.mailFrom;
+        received.push({
+          from: mailFrom === false ? null : mailFrom.address,
+          to: session.envelope.rcptTo.map((address) => address.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  const listening = await new Promise<AddressInfo>((resolve, reject) => {
+    const netServer = server.listen(options.port ?? 0, '127.0.0.1', () => resolve(netServer.address() as AddressInfo));
+    netServer.once('error', reject);
+  });
+  return {
+    url: `smtp://127.0.0.1:${listening.port}`,
+    port: listening.port,
+    received,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A message read back by mailparser, with what a parser would normalise away kept as sent. */
+export interface ParsedMessage {
+  /** Header values by lower-cased name, decoded (encoded words, addresses, parameters). */
+  headers: Headers;
+  /** Every header line of the message, as sent (folded), with its lower-cased name. */
+  headerLines: HeaderLines;
+  /** The raw header section, as sent: for the checks that a header did not get in (CR/LF injection). */
+  headerBlock: string;
+  /** The Content-Type line of the message and then of each part, in order, as sent (first line of a folded one). */
+  contentTypes: string[];
+  /** The text/plain part, decoded, with \n line ends; undefined when there is none. */
+  text: string | undefined;
+  /** The text/html part, decoded, with \n line ends; undefined when there is none. */
+  html: string | undefined;
+}
+
+export async function parseMessage(raw: string): Promise<ParsedMessage> {
+  const end = raw.indexOf('\r\n\r\n');
+  expect(end, 'a blank line ends the headers').to.be.greaterThan(0);
+  // Neither part is made up from the other: text comes only from text/plain, html only from text/html.
+  const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
+  const lf = (body: string | false | undefined) => (typeof body === 'string' ? body.replace(/\r\n/g, '\n') : undefined);
+  return {
+    headers: mail.headers,
+    headerLines: mail.headerLines,
+    headerBlock: raw.slice(0, end),
+    contentTypes: [...raw.matchAll(/^Content-Type:[ \t]*([^\r\n]*)/gim)].map((match) => match[1]!),
+    text: lf(mail.text),
+    html: lf(mail.html),
+  };
+}
+
+function oneHeader(message: ParsedMessage, name: string): HeaderValue | undefined {
+  expect(message.headerLines.filter((line) => line.key === name), `exactly one ${name} header`).to.have.lengthOf(1);
+  return message.headers.get(name);
+}
+
+/** The decoded value of the message's one `name` header (lower-case); of a structured one (Content-Type), its value without parameters. */
+export function header(message: ParsedMessage, name: string): string {
+  const value = oneHeader(message, name);
+  if (typeof value === 'string') return value;
+  expect(value, `${name} is a text or structured header`).to.have.property('params');
+  return (value as StructuredHeader).value;
+}
+
+/** The mailboxes of the message's one `name` address header (lower-case: from, to, ...). */
+export function addresses(message: ParsedMessage, name: string): EmailAddress[] {
+  const value = oneHeader(message, name) as AddressObject | undefined;
+  expect(value?.value, `${name} is an address header`).to.be.an('array');
+  return value!.value;
+}
+
+/** The message's text/plain (`text`) or text/html (`html`) part, which it must have. */
+export function part(message: ParsedMessage, kind: 'text' | 'html'): string {
+  const body = message[kind];
+  expect(body, `a text/${kind === 'text' ? 'plain' : 'html'} part`).to.be.a('string');
+  return body!;
+}
