@@ -370,9 +370,17 @@ CREATE TRIGGER audit_log_no_replace BEFORE INSERT ON audit_log
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
 
-CREATE TRIGGER invoice_lines_fixed_once_sent BEFORE UPDATE ON invoice_lines
+CREATE TRIGGER invoice_lines_delete_draft_only BEFORE DELETE ON invoice_lines
    WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'
-   BEGIN SELECT RAISE(ABORT, 'invoice lines are fixed once the invoice is sent'); END;
+   BEGIN SELECT RAISE(ABORT, 'invoice lines change only while the invoice is a draft'); END;
+
+CREATE TRIGGER invoice_lines_insert_draft_only BEFORE INSERT ON invoice_lines
+   WHEN (SELECT status FROM invoices WHERE id = NEW.invoice_id) <> 'draft'
+   BEGIN SELECT RAISE(ABORT, 'invoice lines change only while the invoice is a draft'); END;
+
+CREATE TRIGGER invoice_lines_update_draft_only BEFORE UPDATE ON invoice_lines
+   WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'
+   BEGIN SELECT RAISE(ABORT, 'invoice lines change only while the invoice is a draft'); END;
 
 CREATE TRIGGER invoice_payments_no_delete BEFORE DELETE ON invoice_payments
    BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
@@ -380,10 +388,19 @@ CREATE TRIGGER invoice_payments_no_delete BEFORE DELETE ON invoice_payments
 CREATE TRIGGER invoice_payments_no_update BEFORE UPDATE ON invoice_payments
    BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
 
-CREATE TRIGGER invoices_posted_fixed BEFORE UPDATE OF customer_id, number, currency, issue_date, due_date, subtotal_cents, tax_cents,
-     total_cents, usd_per_unit, subtotal_usd_cents, tax_usd_cents, business_id ON invoices
-   WHEN OLD.journal_entry_id IS NOT NULL
-   BEGIN SELECT RAISE(ABORT, 'a sent invoice keeps its amounts, currency, dates and rate; void it and issue another'); END;
+CREATE TRIGGER invoices_paid_is_payments BEFORE UPDATE OF paid_cents ON invoices
+   WHEN NEW.paid_cents <> (SELECT coalesce(sum(amount_cents), 0) FROM invoice_payments WHERE invoice_id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'an invoice''s paid amount is the sum of its recorded payments'); END;
+
+CREATE TRIGGER invoices_sent_fixed BEFORE UPDATE OF business_id, customer_id, number, currency, issue_date, due_date,
+     payment_terms_days, tax_rate_percent, subtotal_cents, tax_cents, total_cents, memo, pay_token, usd_per_unit,
+     subtotal_usd_cents, tax_usd_cents, journal_entry_id, sent_at ON invoices
+   WHEN OLD.sent_at IS NOT NULL
+   BEGIN SELECT RAISE(ABORT, 'a sent invoice keeps its amounts, currency, dates, rate and posting; void it and issue another'); END;
+
+CREATE TRIGGER invoices_status_forward BEFORE UPDATE OF status ON invoices
+   WHEN NEW.status IS NOT OLD.status AND (OLD.status = 'void' OR (NEW.status = 'draft' AND OLD.status <> 'draft'))
+   BEGIN SELECT RAISE(ABORT, 'an invoice never returns to draft, and a void invoice stays void'); END;
 
 CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;

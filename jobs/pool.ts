@@ -1,6 +1,7 @@
 import cron, { type Logger as CronLogger, type ScheduledTask } from 'node-cron';
 import type { Logger } from '../src/log.js';
 import { type CleanupContext, runCleanup } from './cleanup.js';
+import { type OutboxContext, runOutboxDelivery } from './outbox.js';
 import { type OverdueContext, runOverdueSweep } from './overdue.js';
 
 /**
@@ -33,11 +34,13 @@ export interface JobPool {
 /** The run of each job in flight, if any; a settled run removes itself. */
 type RunsInFlight = Map<JobDefinition, Promise<void>>;
 
-export function standardJobs(context: CleanupContext & OverdueContext): JobDefinition[] {
+export function standardJobs(context: CleanupContext & OverdueContext & OutboxContext): JobDefinition[] {
   return [
     { name: 'cleanup', schedule: '*/10 * * * *', runAtStart: true, run: () => runCleanup(context) },
     // Hourly (and at start): invoices past due with money owed become overdue.
     { name: 'overdue', schedule: '5 * * * *', runAtStart: true, run: () => runOverdueSweep(context) },
+    // Every minute (and at start): emails whose delivery failed, once their backoff has passed.
+    { name: 'outbox', schedule: '* * * * *', runAtStart: true, run: () => runOutboxDelivery(context) },
   ];
 }
 

@@ -191,6 +191,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
     throw validationFailed('amountCents', `is more than the balance of ${formatMoney(balanceCents, invoice.currency)} (${balanceCents} cents)`);
   }
   if (input.paidAt < invoice.issueDate) throw validationFailed('paidAt', `must not be before the invoice's issue date (${invoice.issueDate})`);
+  if (input.paidAt > todayUtc(clock)) throw validationFailed('paidAt', `must not be after today (${todayUtc(clock)}): record a payment once it is made`);
   withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
   const usdPerUnit = usdPerUnitOn(db, invoice.currency, input.paidAt, 'paidAt');
   const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
@@ -268,10 +269,37 @@ function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, usdPerUnit:
     { accountId: systemAccountId(db, invoice.businessId, 'accounts_receivable'), direction: 'credit', amountCents: clearedUsdCents, basis: 'accrual' },
     { accountId: fxAccount, direction: fxUsdCents >= 0n ? 'credit' : 'debit', amountCents: fxUsdCents >= 0n ? fxUsdCents : -fxUsdCents, basis: 'accrual' },
     // Cash view: revenue and sales tax as the money arrives.
-    ...revenueCredits(invoice, recognised.revenueUsdCents, 'cash'),
+    ...cashRevenueLines(db, invoice, recognised.revenueUsdCents),
     { accountId: systemAccountId(db, invoice.businessId, 'sales_tax_payable'), direction: 'credit', amountCents: recognised.taxUsdCents, basis: 'cash' },
   ]);
   return { journal, cashUsdCents: cashUsd, clearedUsdCents };
+}
+
+/**
+ * The cash view's revenue lines of one payment. Revenue so far (what earlier payments
+ * recognised, plus this payment's share) is spread over the accounts cumulatively, and each
+ * account gets the difference from what it already has: rounding never drifts from one
+ * account to another over many payments. Largest-remainder shares can shrink by a cent as the
+ * total grows, so a difference may be a debit.
+ */
+function cashRevenueLines(db: Db, invoice: Invoice, revenueUsdCents: bigint): JournalLineDraft[] {
+  const accounts = revenueByAccount(invoice);
+  const recognised = new Map(
+    all<{ account: string; net: bigint }>(
+      db,
+      `SELECT l.ledger_account_id AS account, sum(CASE WHEN l.direction = 'credit' THEN l.amount_cents ELSE -l.amount_cents END) AS net
+       FROM invoice_payments p JOIN journal_lines l ON l.entry_id = p.journal_entry_id
+       WHERE p.invoice_id = ? AND l.basis = 'cash'
+       GROUP BY l.ledger_account_id`,
+      invoice.id,
+    ).map((row) => [row.account, row.net]),
+  );
+  const before = accounts.reduce((sum, account) => sum + (recognised.get(account.accountId) ?? 0n), 0n);
+  const targets = allocate(before + revenueUsdCents, accounts.map((account) => account.amountCents));
+  return accounts.map((account, index) => {
+    const difference = targets[index]! - (recognised.get(account.accountId) ?? 0n);
+    return { accountId: account.accountId, direction: difference >= 0n ? 'credit' : 'debit', amountCents: difference >= 0n ? difference : -difference, basis: 'cash' };
+  });
 }
 
 export interface SentReminder {
@@ -350,9 +378,13 @@ export function markViewed(db: Db, clock: Clock, invoiceId: string): boolean {
   return true;
 }
 
+function maxDate(a: string, b: string): string {
+  return a > b ? a : b;
+}
+
 /**
  * Voids an invoice. A draft by its status alone; a sent, viewed or overdue one by a reversing
- * entry dated today (the posted entry is never edited). An invoice with any payment is refused:
+ * entry dated today, or on its issue date when that is later (the posted entry is never edited). An invoice with any payment is refused:
  * its money has moved.
  */
 export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string): Invoice {
@@ -364,7 +396,8 @@ export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: strin
   assertStatus(invoice, ['draft', 'sent', 'viewed', 'overdue'], 'voided');
   if (invoice.journalEntryId) {
     withPostingFields({ period_locked: 'date', account_archived: 'id' }, () =>
-      reverseEntry(db, clock, actor, invoice.journalEntryId!, todayUtc(clock), `Void of invoice ${invoice.number}`),
+      // Never before the posting it reverses: an invoice may be issued (and sent) for a later day.
+      reverseEntry(db, clock, actor, invoice.journalEntryId!, maxDate(todayUtc(clock), invoice.issueDate), `Void of invoice ${invoice.number}`),
     );
   }
   run(db, "UPDATE invoices SET status = 'void', voided_at = ? WHERE id = ?", nowIso(clock), invoice.id);

@@ -97,8 +97,7 @@ export function createInvoice(db: Db, clock: Clock, actor: Actor, input: NewInvo
     input.currency ?? 'USD',
     issueDate,
     dueDate,
-    // An explicit due date states no terms of its own unless the request gave some.
-    input.dueDate !== undefined ? (input.paymentTermsDays ?? null) : terms,
+    storedTerms(input, issueDate, dueDate, terms),
     input.taxRatePercent ?? null,
     priced.subtotalCents,
     priced.taxCents,
@@ -131,6 +130,17 @@ export function createInvoice(db: Db, clock: Clock, actor: Actor, input: NewInvo
     detail: { number, customerId: customer.id, currency: input.currency ?? 'USD', totalCents: priced.totalCents.toString() },
   });
   return { invoiceId: id, invoiceNumber: number, payToken: token };
+}
+
+/**
+ * The terms the invoice states: the ones its due date came from. A due date sent explicitly
+ * states terms only when the request's terms agree with it ("Net 30" beside a due date five
+ * days out would mislead the customer).
+ */
+function storedTerms(input: NewInvoice, issueDate: string, dueDate: string, terms: number): number | null {
+  if (input.dueDate === undefined) return terms;
+  if (input.paymentTermsDays !== undefined && addDays(issueDate, input.paymentTermsDays) === dueDate) return input.paymentTermsDays;
+  return null;
 }
 
 function priceOrRefuse(input: NewInvoice) {

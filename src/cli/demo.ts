@@ -34,9 +34,17 @@ function freshDemoPath(path: string, dbOption: string | undefined): string {
   return path;
 }
 
+/** The mail server's address as it may be printed: no user name or password. */
+function withoutCredentials(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  url.username = '';
+  url.password = '';
+  return url.toString();
+}
+
 function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
-  const mail = config.smtpUrl ? `sent through ${config.smtpUrl.replace(/\/\/[^@/]*@/, '//')}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
+  const mail = config.smtpUrl ? `sent through ${withoutCredentials(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
   context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
@@ -56,7 +64,10 @@ async function demo(options: { port?: number }, context: CommandContext): Promis
   const releaseLock = acquireServerLock(dbOption ?? DEMO_DB_PATH);
   try {
     const path = freshDemoPath(dbOption ?? DEMO_DB_PATH, dbOption);
-    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port: options.port ?? DEMO_PORT });
+    const port = options.port ?? DEMO_PORT;
+    // Pay links point at the demo itself unless DAYBOOK_SITE_URL says otherwise (port 0 is not known yet).
+    const siteUrl = context.io.env.DAYBOOK_SITE_URL === undefined && port !== 0 ? { siteUrl: `http://localhost:${port}` } : {};
+    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl });
     const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock, { siteUrl: config.siteUrl }));
     await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url, config), releaseLock);
   } finally {

@@ -280,9 +280,16 @@ describe('invoices', () => {
         expect(invoiceRow(invoiceId)).to.deep.include({ issue_date: '2026-03-01', due_date: '2026-05-17', payment_terms_days: null });
       });
 
-      it('keeps a dueDate as sent even when paymentTermsDays is sent too (the date wins, the terms are kept)', async () => {
+      it('keeps a dueDate as sent even when paymentTermsDays disagrees (the date wins; no terms are stated, so the detail never says Net 45 beside a date 19 days out)', async () => {
         const { invoiceId } = await create(invoice({ issueDate: '2026-03-01', dueDate: '2026-03-20', paymentTermsDays: 45 }));
-        expect(invoiceRow(invoiceId)).to.deep.include({ due_date: '2026-03-20', payment_terms_days: 45n });
+        expect(invoiceRow(invoiceId)).to.deep.include({ due_date: '2026-03-20', payment_terms_days: null });
+        expect((await app.get(`/api/v1/invoices/${invoiceId}`, tenant.key)).body.terms).to.equal(null);
+      });
+
+      it('states the terms when a dueDate and paymentTermsDays agree', async () => {
+        const { invoiceId } = await create(invoice({ issueDate: '2026-03-01', dueDate: '2026-03-31', paymentTermsDays: 30 }));
+        expect(invoiceRow(invoiceId)).to.deep.include({ due_date: '2026-03-31', payment_terms_days: 30n });
+        expect((await app.get(`/api/v1/invoices/${invoiceId}`, tenant.key)).body.terms).to.equal('Net 30');
       });
 
       it('accepts a dueDate equal to the issueDate', async () => {

@@ -57,7 +57,7 @@ describe('overdue sweep job', () => {
   });
 
   it('is one of the standard jobs, run at start and hourly', () => {
-    const job = standardJobs({ db: temp.db, clock, counters: undefined as never }).find((candidate) => candidate.name === 'overdue');
+    const job = standardJobs({ db: temp.db, clock, counters: undefined as never, mailer: undefined as never, log: undefined as never }).find((candidate) => candidate.name === 'overdue');
     expect(job).to.include({ runAtStart: true, schedule: '5 * * * *' });
   });
 });

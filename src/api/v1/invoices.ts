@@ -84,6 +84,11 @@ export const InvoiceDetailSchema = Strict(
   { title: 'InvoiceDetail' },
 );
 
+/** What is still owed: nothing on a void invoice, whatever was paid before. */
+function balanceCents(invoice: { status: string; totalCents: bigint; paidCents: bigint }): bigint {
+  return invoice.status === 'void' ? 0n : invoice.totalCents - invoice.paidCents;
+}
+
 function presentSummary(invoice: InvoiceSummary) {
   const of = (cents: bigint) => money(cents, invoice.currency);
   return {
@@ -95,7 +100,7 @@ function presentSummary(invoice: InvoiceSummary) {
     dueDate: invoice.dueDate,
     total: of(invoice.totalCents),
     paid: of(invoice.paidCents),
-    balance: of(invoice.totalCents - invoice.paidCents),
+    balance: of(balanceCents(invoice)),
     currency: invoice.currency,
   };
 }
@@ -115,7 +120,7 @@ export function presentInvoice(db: Db, siteUrl: string, invoice: Invoice) {
     tax: of(invoice.taxCents),
     total: of(invoice.totalCents),
     paid: of(invoice.paidCents),
-    balance: of(invoice.totalCents - invoice.paidCents),
+    balance: of(balanceCents(invoice)),
     memo: invoice.memo,
     lines: invoice.lines.map((line) => ({
       description: line.description,

@@ -1,0 +1,20 @@
+import type { Clock } from '../src/clock.js';
+import type { Db } from '../src/db/connection.js';
+import { deliverEmails, type DeliveryResult } from '../src/email/deliver.js';
+import type { Mailer } from '../src/email/mailer.js';
+import type { Logger } from '../src/log.js';
+
+export interface OutboxContext {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  log: Logger;
+}
+
+/**
+ * Delivers the outbox's due emails: the ones a request could not deliver after its commit
+ * (the mail server was down), each retried on its backoff schedule until it goes or fails.
+ */
+export function runOutboxDelivery(context: OutboxContext): Promise<DeliveryResult> {
+  return deliverEmails(context.db, context.clock, context.mailer, context.log);
+}
