@@ -38,7 +38,13 @@ CREATE INDEX period_locks_business ON period_locks(business_id, locked_through);
 
 CREATE INDEX review_queue_open ON review_queue_items(business_id, accepted_at);
 
+CREATE INDEX review_queue_waiting ON review_queue_items(business_id, created_at, id) WHERE accepted_at IS NULL;
+
+CREATE UNIQUE INDEX today_signals_one_open ON today_signals(business_id, kind, coalesce(subject_id, '')) WHERE closed_at IS NULL;
+
 CREATE INDEX today_signals_open ON today_signals(business_id, closed_at);
+
+CREATE UNIQUE INDEX transactions_import_fingerprint ON transactions(business_id, import_fingerprint) WHERE import_fingerprint IS NOT NULL;
 
 CREATE INDEX transactions_register ON transactions(business_id, txn_date DESC, created_at DESC, id DESC);
 
@@ -348,7 +354,7 @@ CREATE TABLE transactions (
     rationale TEXT CHECK (length(rationale) <= 2000),
     journal_entry_id TEXT REFERENCES journal_entries(id),
     created_at TEXT NOT NULL
-  ) STRICT;
+  , import_fingerprint TEXT CHECK (import_fingerprint IS NULL OR length(import_fingerprint) = 64)) STRICT;
 
 CREATE TABLE vendors (
     id TEXT PRIMARY KEY,
@@ -463,6 +469,13 @@ CREATE TRIGGER period_locks_no_replace BEFORE INSERT ON period_locks
 
 CREATE TRIGGER period_locks_no_update BEFORE UPDATE ON period_locks
    BEGIN SELECT RAISE(ABORT, 'period_locks rows are permanent: a closed period is never reopened'); END;
+
+CREATE TRIGGER review_queue_items_accepted_fixed BEFORE UPDATE ON review_queue_items
+   WHEN OLD.accepted_at IS NOT NULL
+   BEGIN SELECT RAISE(ABORT, 'an accepted review item is settled; it cannot change'); END;
+
+CREATE TRIGGER review_queue_items_no_delete BEFORE DELETE ON review_queue_items
+   BEGIN SELECT RAISE(ABORT, 'review items are kept; accepting one settles it'); END;
 
 CREATE TRIGGER vendors_name_key_required BEFORE INSERT ON vendors WHEN NEW.name_key = ''
    BEGIN SELECT RAISE(ABORT, 'vendors.name_key must be the folded name (src/names.ts foldName)'); END;

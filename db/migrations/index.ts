@@ -4,6 +4,7 @@ import * as tenants from './20261123_0002_tenants.js';
 import * as ledgerGuards from './20261123_0003_ledger_guards.js';
 import * as pagedLists from './20261123_0004_paged_lists.js';
 import * as invoicing from './20261123_0005_invoicing.js';
+import * as reviewQueue from './20261123_0006_review_queue.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -29,4 +30,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0003_ledger_guards', module: ledgerGuards },
   { name: '20261123_0004_paged_lists', module: pagedLists },
   { name: '20261123_0005_invoicing', module: invoicing },
+  { name: '20261123_0006_review_queue', module: reviewQueue },
 ];
