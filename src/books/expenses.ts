@@ -120,7 +120,7 @@ function assertExpenseAmount(amountCents: bigint): void {
  * Expense is the one role an expense may name. One the business does not have is not_found,
  * like any record the key cannot reach.
  */
-function assertExpenseAccount(db: Db, business: Business, accountId: string): void {
+export function assertExpenseAccount(db: Db, business: Business, accountId: string): void {
   const account = findLedgerAccount(db, accountId);
   if (!account || account.businessId !== business.id) throw new ApiError('not_found', 'accountId: no such account in this business.');
   if (account.isHeading) throw validationFailed('accountId', 'is a heading; choose one of the accounts GET /accounts lists');

@@ -10,6 +10,7 @@ import { PLAN_NAMES } from '../../src/books/plans.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
 import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
 import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/books/outbox.js';
+import { SIGNAL_SEVERITIES } from '../../src/books/today.js';
 import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';
 import { CURRENCIES, FOREIGN_CURRENCIES } from '../../src/money.js';
@@ -51,6 +52,7 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'transactions.direction', code: 'TRANSACTION_DIRECTIONS', values: TRANSACTION_DIRECTIONS },
   { column: 'server_secrets.name', code: 'SERVER_SECRET_NAMES', values: SERVER_SECRET_NAMES },
   { column: 'email_outbox.kind', code: 'EMAIL_KINDS', values: EMAIL_KINDS },
+  { column: 'today_signals.severity', code: 'SIGNAL_SEVERITIES', values: SIGNAL_SEVERITIES },
   { column: 'email_outbox.status', code: 'EMAIL_STATUSES', values: EMAIL_STATUSES },
   { column: 'invoices.status', code: 'INVOICE_STATUSES', values: INVOICE_STATUSES },
   { column: 'invoice_payments.method', code: 'PAYMENT_METHODS', values: PAYMENT_METHODS },
@@ -67,7 +69,6 @@ const CLOSED_LISTS: ClosedList[] = [
 
 /** CHECK lists no code names yet; the next feature that uses one adds its constant above. */
 const NO_CODE_LIST_YET = [
-  'today_signals.severity',
   'idempotency_records.state',
 ];
 

@@ -4,6 +4,8 @@ import { listBusinesses } from './businesses.js';
 import { createCustomer, listCustomers } from './customers.js';
 import { createExpense } from './expenses.js';
 import { createInvoice, getInvoice, listInvoices, recordPaymentOperation, remindInvoiceOperation, sendInvoiceOperation } from './invoices.js';
+import { acceptReviewItemOperation, listReviewQueueOperation } from './review.js';
+import { getToday } from './today.js';
 import { getTransaction, listTransactions } from './transactions.js';
 import { listVendors } from './vendors.js';
 
@@ -23,4 +25,7 @@ export const operations: readonly Operation[] = [
   sendInvoiceOperation,
   remindInvoiceOperation,
   recordPaymentOperation,
+  listReviewQueueOperation,
+  acceptReviewItemOperation,
+  getToday,
 ];

@@ -1,0 +1,163 @@
+import type { Clock } from '../clock.js';
+import { nowIso } from '../clock.js';
+import { assertInTransaction, type Db } from '../db/connection.js';
+import { all, one, run } from '../db/statements.js';
+import { ApiError, conflict, validationFailed } from '../errors.js';
+import { type Actor, recordAudit } from './audit.js';
+import { getBusiness } from './businesses.js';
+import { systemAccountId } from './chart.js';
+import { assertExpenseAccount } from './expenses.js';
+import { postEntry, withPostingFields } from './ledger.js';
+
+/**
+ * The review queue: bank rows waiting for someone to confirm how they are booked, each with the
+ * categoriser's proposal. Accepting one posts it (the account against the bank) and settles it.
+ */
+
+export const MAX_REVIEW_LIMIT = 100;
+
+/** A waiting item as the queue shows it; amounts are USD cents. */
+export interface ReviewItem {
+  id: string;
+  businessId: string;
+  transactionId: string;
+  date: string;
+  amountCents: bigint;
+  vendor: string | null;
+  description: string | null;
+  proposedAccountId: string | null;
+  proposedAccount: string | null;
+  confidence: number | null;
+  rationale: string | null;
+  createdAt: string;
+}
+
+interface ItemRow {
+  id: string;
+  business_id: string;
+  transaction_id: string;
+  txn_date: string;
+  amount_cents: bigint;
+  vendor: string | null;
+  description: string | null;
+  proposed_account_id: string | null;
+  proposed_account: string | null;
+  confidence: number | null;
+  rationale: string | null;
+  created_at: string;
+  accepted_at: string | null;
+}
+
+const ITEM_SELECT = `SELECT q.id, q.business_id, q.transaction_id, t.txn_date, t.amount_cents, v.name AS vendor, t.description,
+    q.proposed_account_id, a.name AS proposed_account, q.confidence, q.rationale, q.created_at, q.accepted_at
+  FROM review_queue_items q
+  JOIN transactions t ON t.id = q.transaction_id
+  LEFT JOIN vendors v ON v.id = t.vendor_id
+  LEFT JOIN ledger_accounts a ON a.id = q.proposed_account_id`;
+
+function toItem(row: ItemRow): ReviewItem {
+  return {
+    id: row.id,
+    businessId: row.business_id,
+    transactionId: row.transaction_id,
+    date: row.txn_date,
+    amountCents: row.amount_cents,
+    vendor: row.vendor,
+    description: row.description,
+    proposedAccountId: row.proposed_account_id,
+    proposedAccount: row.proposed_account,
+    // The books read REAL as a JS number; a confidence is a score, not money.
+    confidence: row.confidence === null ? null : Number(row.confidence),
+    rationale: row.rationale,
+    createdAt: row.created_at,
+  };
+}
+
+export interface ReviewQueue {
+  hasMore: boolean;
+  highConfidence: ReviewItem[];
+  needsReview: ReviewItem[];
+}
+
+/** Whether an item may be accepted as proposed in a batch: a proposal scored at or above the threshold. */
+export function isHighConfidence(item: Pick<ReviewItem, 'proposedAccountId' | 'confidence'>, threshold: number): boolean {
+  return item.proposedAccountId !== null && item.confidence !== null && item.confidence >= threshold;
+}
+
+/**
+ * The oldest waiting items of these businesses (by the transaction's date, then when the item
+ * was queued), at most `limit` in both lists together; `hasMore` says whether more wait behind
+ * them (spec read rule 3: limited, not paged).
+ */
+export function listReviewQueue(db: Db, businessIds: readonly string[], limit: number, threshold: number): ReviewQueue {
+  if (businessIds.length === 0) return { hasMore: false, highConfidence: [], needsReview: [] };
+  const rows = all<ItemRow>(
+    db,
+    `${ITEM_SELECT}
+     WHERE q.accepted_at IS NULL AND q.business_id IN (${businessIds.map(() => '?').join(', ')})
+     ORDER BY t.txn_date, q.created_at, q.id LIMIT ?`,
+    ...businessIds,
+    limit + 1,
+  );
+  const served = rows.slice(0, limit).map(toItem);
+  return {
+    hasMore: rows.length > limit,
+    highConfidence: served.filter((item) => isHighConfidence(item, threshold)),
+    needsReview: served.filter((item) => !isHighConfidence(item, threshold)),
+  };
+}
+
+/** The review item with this id (waiting or settled), or undefined. */
+export function findReviewItem(db: Db, id: string): (ReviewItem & { acceptedAt: string | null }) | undefined {
+  const row = one<ItemRow>(db, `${ITEM_SELECT} WHERE q.id = ?`, id);
+  return row && { ...toItem(row), acceptedAt: row.accepted_at };
+}
+
+export interface Acceptance {
+  itemId: string;
+  /** The account to book to; default: the item's proposal. */
+  accountId?: string;
+}
+
+/**
+ * Accepts a waiting item: the expense is posted on the transaction's date (the account debited,
+ * the bank credited), the transaction becomes `accepted`, or `edited` when the account differs
+ * from the proposal, and the item leaves the queue. The account follows the rules of POST
+ * /expenses. From then on the booking is history the categoriser learns from. The caller
+ * holds the transaction, so a refusal writes nothing.
+ */
+export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acceptance): { transactionId: string; status: 'accepted' | 'edited' } {
+  assertInTransaction(db, 'acceptReviewItem');
+  const item = findReviewItem(db, input.itemId);
+  if (!item) throw new ApiError('not_found', 'No such review item.');
+  if (item.acceptedAt !== null) throw conflict(`the review item was accepted at ${item.acceptedAt}; it has left the queue`);
+  const accountId = input.accountId ?? item.proposedAccountId;
+  if (accountId === null) throw validationFailed('accountId', 'is required: this item has no proposed account');
+  const business = getBusiness(db, item.businessId);
+  assertExpenseAccount(db, business, accountId);
+  const entry = withPostingFields({}, () =>
+    postEntry(db, clock, actor, {
+      businessId: business.id,
+      date: item.date,
+      memo: item.description ?? item.vendor,
+      sourceType: 'review_accept',
+      sourceId: item.id,
+      lines: [
+        { accountId, direction: 'debit', amountCents: item.amountCents },
+        { accountId: systemAccountId(db, business.id, 'bank'), direction: 'credit', amountCents: item.amountCents },
+      ],
+    }),
+  );
+  const status = item.proposedAccountId === null || accountId === item.proposedAccountId ? 'accepted' : 'edited';
+  run(db, 'UPDATE transactions SET status = ?, ledger_account_id = ?, journal_entry_id = ? WHERE id = ?', status, accountId, entry.id, item.transactionId);
+  run(db, 'UPDATE review_queue_items SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL', nowIso(clock), item.id);
+  recordAudit(db, clock, actor, {
+    tenantId: business.tenantId,
+    businessId: business.id,
+    action: 'review.accept',
+    subjectType: 'review_item',
+    subjectId: item.id,
+    detail: { transactionId: item.transactionId, accountId, proposedAccountId: item.proposedAccountId, status },
+  });
+  return { transactionId: item.transactionId, status };
+}
