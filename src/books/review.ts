@@ -7,7 +7,7 @@ import { type Actor, recordAudit } from './audit.js';
 import { getBusiness } from './businesses.js';
 import { systemAccountId } from './chart.js';
 import { assertExpenseAccount } from './expenses.js';
-import { postEntry, withPostingFields } from './ledger.js';
+import { assertPostingAllowed, postEntry, withPostingFields } from './ledger.js';
 
 /**
  * The review queue: bank rows waiting for someone to confirm how they are booked, each with the
@@ -131,9 +131,11 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
   const item = findReviewItem(db, input.itemId);
   if (!item) throw new ApiError('not_found', 'No such review item.');
   if (item.acceptedAt !== null) throw conflict(`the review item was accepted at ${item.acceptedAt}; it has left the queue`);
+  const business = getBusiness(db, item.businessId);
+  // Billing and period locks first, as for POST /expenses: they are what the caller can act on.
+  withPostingFields({}, () => assertPostingAllowed(db, business.id, item.date));
   const accountId = input.accountId ?? item.proposedAccountId;
   if (accountId === null) throw validationFailed('accountId', 'is required: this item has no proposed account');
-  const business = getBusiness(db, item.businessId);
   assertExpenseAccount(db, business, accountId);
   const entry = withPostingFields({}, () =>
     postEntry(db, clock, actor, {

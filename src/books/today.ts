@@ -351,6 +351,6 @@ export function headlineOf(signals: readonly Pick<Signal, 'severity' | 'sentence
     attention: `${plural(topCount, 'thing')} ${topCount === 1 ? 'needs' : 'need'} attention`,
     informational: `${plural(topCount, 'piece')} of news`,
   };
-  if (topCount === 1 && top !== 'informational') return `${signals[0]!.sentence.replace(/\.$/, '')}${more}.`;
+  if (topCount === 1) return `${signals[0]!.sentence.replace(/\.$/, '')}${more}.`;
   return `${lead[top]}${more}.`;
 }

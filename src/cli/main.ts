@@ -4,6 +4,7 @@ import { registerBusinessCommands } from './businesses.js';
 import { type CliIo, defaultIo } from './context.js';
 import { registerDemoCommand } from './demo.js';
 import { describeFailure, EXIT_OK } from './errors.js';
+import { registerImportCommands } from './import.js';
 import { registerInvoiceCommands } from './invoices.js';
 import { registerKeyCommands } from './keys.js';
 import { registerMigrateCommand } from './migrate.js';
@@ -40,6 +41,7 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerPeriodCommands(program, io);
   registerRateCommands(program, io);
   registerInvoiceCommands(program, io);
+  registerImportCommands(program, io);
   return program;
 }
 

@@ -1,0 +1,121 @@
+import type { Command } from 'commander';
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { CLI_ACTOR } from '../books/audit.js';
+import { describeProblem, importBankStatement, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/bank-import.js';
+import { ApiError } from '../errors.js';
+import { id } from './args.js';
+import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { UsageError } from './errors.js';
+
+/** The page cache of the import's connection, in KiB. */
+const IMPORT_CACHE_KIB = 64 * 1024;
+
+/** The most bad rows named on stderr; the rest are counted in one more line. */
+export const MAX_PROBLEM_LINES = 50;
+
+const HELP_AFTER = `
+The file is CSV (RFC 4180: a field in double quotes may hold commas, line breaks and quotes
+written twice; LF or CRLF line ends; an optional UTF-8 byte order mark), valid UTF-8, with
+the header row
+
+  date,description,amount            or   date,description,amount,vendor
+
+(names in any case, in this order). date is YYYY-MM-DD; amount is in the bank's units with up
+to 2 decimals, negative for money out (-23.45), without thousands separators or a currency
+symbol, never 0; description is 1 to 2000 characters; vendor (optional) follows the name rule.
+
+All rows or none: if any row is bad, nothing is imported and each bad row is named on stderr
+(at most ${MAX_PROBLEM_LINES}), as "row N: ...", where N counts the data rows from 1 (the header
+is not counted). Exit 2.
+
+Money out (negative amounts) becomes a pending transaction with a review item holding the
+categoriser's proposal; its vendor is found by exact name or created. Money in (positive
+amounts) is recorded as an uncategorized transaction, without a review item or vendor, for
+reconciliation. Nothing is posted to the journal until a review item is accepted.
+
+Rows already imported (the same statement again, or an overlapping one) are counted as
+duplicates and skipped: a row is known by its date, amount, description and its place among
+the file's rows with that same date, amount and description, so two identical purchases on
+one day are both kept.
+
+Example:
+  daybook import bank --business 85cb938c-... --file march.csv
+  # Imported 412 rows into Lakeside Bakery: 398 new (371 in the review queue, 27 money in), 14 already imported.
+--json: {"imported", "duplicates", "queued"}`;
+
+/** The file's bytes, or one clear line (exit 2) when it cannot be read. */
+function readStatementFile(path: string, maxBytes: number): Uint8Array {
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new UsageError(`cannot read ${path}: it is a folder`);
+    if (stat.size > maxBytes) throw new UsageError(`${path}: the file is over ${maxBytes / 1024 / 1024} MiB; split the statement`);
+    return readFileSync(path);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? 'unreadable');
+    throw new UsageError(`cannot read ${path}: ${why}`);
+  }
+}
+
+/** The stderr lines for a refused statement: one per bad row, at most MAX_PROBLEM_LINES, then a count of the rest. */
+export function refusalLines(lines: readonly string[]): string[] {
+  if (lines.length <= MAX_PROBLEM_LINES) return [...lines];
+  const rest = lines.length - MAX_PROBLEM_LINES;
+  return [...lines.slice(0, MAX_PROBLEM_LINES), `… and ${rest} more bad ${rest === 1 ? 'row' : 'rows'}`];
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+async function importBank(options: { business: string; file: string }, context: CommandContext): Promise<void> {
+  const bytes = readStatementFile(options.file, MAX_STATEMENT_BYTES);
+  let rows: StatementRow[];
+  try {
+    rows = parseStatement(bytes);
+  } catch (error) {
+    if (!(error instanceof StatementRefused)) throw error;
+    const lines = refusalLines(error.problems.map((problem) => (problem.row === null ? `${options.file}: ${problem.message}` : describeProblem(problem))));
+    // Every line but the last here; the last is the error main() prints (exit 2). The
+    // messages quote values already made safe to show.
+    for (const line of lines.slice(0, -1)) context.io.stderr(`daybook: ${line}\n`);
+    throw new UsageError(lines[lines.length - 1]!);
+  }
+  const result = await withBooks(context, (db) => {
+    // A big statement is one transaction: a larger page cache keeps its index pages in memory
+    // (this connection only; it closes after the import).
+    db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+    try {
+      return importBankStatement(
+        db,
+        context.io.clock,
+        CLI_ACTOR,
+        { businessId: options.business, fileName: basename(options.file), rows },
+        { onProgress: (done, total) => context.out.note(`${done} of ${total} rows…`) },
+      );
+    } catch (error) {
+      // The books say "No such business."; the operator is better served by the id they typed.
+      if (error instanceof ApiError && error.code === 'not_found') {
+        throw new UsageError(`no business with id ${options.business}`);
+      }
+      throw error;
+    }
+  });
+  context.out.result({ imported: result.imported, duplicates: result.duplicates, queued: result.queued }, [
+    `Imported ${plural(result.rows, 'row', 'rows')} into ${result.businessName}: ${result.imported} new ` +
+      `(${result.queued} in the review queue, ${result.moneyIn} money in), ${result.duplicates} already imported.`,
+  ]);
+}
+
+export function registerImportCommands(program: Command, io: CliIo): void {
+  const group = program.command('import').description('import data into the books');
+  group
+    .command('bank')
+    .description('import a bank statement (CSV): money out into the review queue, categorised; money in recorded for reconciliation; all rows or none')
+    .requiredOption('--business <id>', 'business id', id)
+    .requiredOption('--file <path>', 'the statement, a CSV file (see below)')
+    .addHelpText('after', HELP_AFTER)
+    .action(action(io, importBank));
+}
