@@ -1,6 +1,7 @@
 import { CLI_ACTOR } from '../../src/books/audit.js';
 import { type Basis, type Business, createBusiness } from '../../src/books/businesses.js';
 import { listPostableAccounts, systemAccountId } from '../../src/books/chart.js';
+import { importBankStatement, parseStatement } from '../../src/books/bank-import.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { setRate } from '../../src/books/fx.js';
 import { ensureServerSecrets } from '../../src/books/secrets.js';
@@ -140,6 +141,8 @@ function seedRates(db: Db, clock: Clock, random: () => number): void {
   const today = todayUtc(clock);
   for (let daysAgo = DEMO_HISTORY_DAYS + 7; daysAgo >= 0; daysAgo -= 7) {
     for (const currency of FOREIGN_CURRENCIES) {
+      // Peso rates begin later, so an old peso estimate shows Today's "draft without a rate".
+      if (currency === 'MXN' && daysAgo > MXN_RATES_FROM_DAYS_AGO) continue;
       const { usdPerUnit, decimals } = DEMO_RATES[currency];
       const scale = 10 ** decimals;
       const units = Math.round(usdPerUnit * scale * (0.97 + random() * 0.06));
@@ -148,6 +151,9 @@ function seedRates(db: Db, clock: Clock, random: () => number): void {
     }
   }
 }
+
+/** The first peso rate is this many days old. */
+const MXN_RATES_FROM_DAYS_AGO = 200;
 
 /** One demo invoice: whom, in what, how long ago it was issued, and what became of it. */
 interface DemoInvoice {
@@ -177,6 +183,8 @@ const LANDSCAPING_INVOICES: DemoInvoice[] = [
   { currency: 'CAD', issuedDaysAgo: 55, termsDays: 14, lines: [{ description: 'Snow clearing contract, month', quantity: '1', unitPriceCents: 90_000n, account: 'Service Revenue' }], fate: 'sent' },
   { currency: 'USD', issuedDaysAgo: 12, termsDays: 30, lines: [{ description: 'Patio design consultation', quantity: '2', unitPriceCents: 17_500n, account: 'Service Revenue' }], fate: { payments: [[4, 40n]] } },
   { currency: 'USD', issuedDaysAgo: 1, termsDays: 30, lines: [{ description: 'Irrigation repair', quantity: '3.25', unitPriceCents: 8_800n, account: 'Service Revenue' }], fate: 'sent' },
+  { currency: 'USD', issuedDaysAgo: 25, termsDays: 30, lines: [{ description: 'Tree removal', quantity: '1', unitPriceCents: 125_000n, account: 'Service Revenue' }], fate: 'sent' },
+  { currency: 'MXN', issuedDaysAgo: 300, termsDays: 30, lines: [{ description: 'Garden design for a retreat (estimate)', quantity: '1', unitPriceCents: 4_500_000n, account: 'Service Revenue' }], fate: 'draft' },
   { currency: 'USD', issuedDaysAgo: 0, termsDays: 30, lines: [{ description: 'Fall planting estimate', quantity: '1', unitPriceCents: 240_000n, account: 'Service Revenue' }], fate: 'draft' },
 ];
 
@@ -274,6 +282,80 @@ function seedExpenses(db: Db, clock: Clock, business: Business, demo: DemoBusine
   }
 }
 
+/** A bank line the demo's statements hold: how many days ago, the bank's text, the amount (negative out), the vendor if the bank names one. */
+type DemoBankLine = [daysAgo: number, description: string, amount: string, vendor?: string];
+
+/**
+ * Two statements per business, imported as `daybook import bank` does: an older one (imported
+ * ten days ago, so some items have waited over a week) and this week's. Payees from the
+ * business's history get confident proposals; new merchants and bank text nobody has booked
+ * before wait for a person; money in is recorded for reconciliation.
+ */
+const DEMO_STATEMENTS: Record<string, { importedDaysAgo: number; lines: DemoBankLine[] }[]> = {
+  'Lakeside Bakery': [
+    {
+      importedDaysAgo: 10,
+      lines: [
+        [16, 'NORTHWIND FLOUR MILL 0042 PORTLAND OR', '-398.40', 'Northwind Flour Mill'],
+        [14, 'CREMA COFFEE ROASTERS', '-91.25', 'Crema Coffee Roasters'],
+        [13, 'HOMEDEPOT 4471 TIGARD OR', '-212.87'],
+        [12, 'DEPOSIT FARMERS MARKET', '1240.00'],
+        [11, 'WIRE REF 88213 K. OKAFOR', '-600.00'],
+      ],
+    },
+    {
+      importedDaysAgo: 0,
+      lines: [
+        [5, 'NORTHWIND FLOUR MILL 0042 PORTLAND OR', '-412.10', 'Northwind Flour Mill'],
+        [4, 'TALLY CLOUD SUBSCRIPTION', '-49.00', 'Tally Cloud'],
+        [3, 'LAKESHORE POWER & GAS AUTOPAY', '-228.60', 'Lakeshore Power & Gas'],
+        [3, 'SQ *CORNER HARDWARE', '-37.45'],
+        [2, 'ADOBE *CREATIVE CLOUD', '-59.99'],
+        [1, 'MOBILE DEPOSIT', '860.00'],
+      ],
+    },
+  ],
+  'Ridgeline Landscaping': [
+    {
+      importedDaysAgo: 9,
+      lines: [
+        [15, 'RIDGE FUEL CO-OP 0412 BOULDER CO', '-84.10', 'Ridge Fuel Co-op'],
+        [13, 'GREENLEAF NURSERY', '-356.00', 'Greenleaf Nursery'],
+        [12, 'CHECK 1042', '-450.00'],
+      ],
+    },
+    {
+      importedDaysAgo: 0,
+      lines: [
+        [4, 'RIDGE FUEL CO-OP 0412 BOULDER CO', '-91.30', 'Ridge Fuel Co-op'],
+        [3, 'VALLEY BANK MONTHLY FEE', '-15.00', 'Valley Bank'],
+        [2, 'UBER TRIP HELP.UBER.COM', '-23.75'],
+        [2, 'ACH CREDIT CITY OF BOULDER', '2300.00'],
+      ],
+    },
+  ],
+};
+
+/** A clock `days` behind the given one: the older statement was imported then. */
+function daysBefore(clock: Clock, days: number): Clock {
+  return { now: () => new Date(clock.now().getTime() - days * 86_400_000) };
+}
+
+function seedStatements(db: Db, clock: Clock, business: Business): void {
+  const today = todayUtc(clock);
+  for (const statement of DEMO_STATEMENTS[business.name] ?? []) {
+    const csv = [
+      'date,description,amount,vendor',
+      ...statement.lines.map(([daysAgo, description, amount, vendor]) => `${addDays(today, -daysAgo)},"${description}",${amount},${vendor ?? ''}`),
+    ].join('\n');
+    importBankStatement(db, daysBefore(clock, statement.importedDaysAgo), CLI_ACTOR, {
+      businessId: business.id,
+      fileName: 'demo-statement.csv',
+      rows: parseStatement(Buffer.from(csv, 'utf8')),
+    });
+  }
+}
+
 export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {}): DemoBooks {
   return inTransaction(db, () => {
     // The invoices' pay links need the books' secrets, which a server would make at start.
@@ -287,10 +369,13 @@ export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {
       postOpeningDeposit(db, clock, business, demo.openingDepositCents);
       seedExpenses(db, clock, business, demo, random);
       seedInvoices(db, clock, business, index === 0 ? BAKERY_INVOICES : LANDSCAPING_INVOICES, customers, options.siteUrl ?? DEMO_SITE_URL);
+      seedStatements(db, clock, business);
       return { id: business.id, name: business.name };
     });
     markOverdueInvoices(db, clock);
     const key = createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'demo key', access: 'read_write' });
+    // An export job's read key, about to expire: Today says so.
+    createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'nightly export', access: 'read', expiresOn: addDays(todayUtc(clock), 10) });
     return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id };
   });
 }

@@ -3,7 +3,9 @@ import { DEMO_HISTORY_DAYS, DEMO_TENANT_NAME, seedDemo } from '../../db/seeds/de
 import { listCustomers } from '../../src/books/customers.js';
 import { listTransactions } from '../../src/books/transactions.js';
 import { getTenant } from '../../src/books/tenants.js';
-import { listBusinesses } from '../../src/books/businesses.js';
+import { getBusiness, listBusinesses } from '../../src/books/businesses.js';
+import { listReviewQueue } from '../../src/books/review.js';
+import { refreshToday } from '../../src/books/today.js';
 import { authenticateKey, listKeys } from '../../src/books/keys.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
 import { fixedClock } from '../../src/clock.js';
@@ -28,11 +30,15 @@ describe('demo seed (db/seeds/demo.ts)', () => {
     expect(demo.businesses).to.deep.equal(businesses.map((b) => ({ id: b.id, name: b.name })));
   });
 
-  it('makes one read-write key for every business that authenticates', () => {
+  it('makes a read-write key for every business that authenticates, and a read-only one that expires', () => {
     const demo = seedDemo(temp.db, clock);
     const principal = authenticateKey(temp.db, clock, demo.key);
     expect(principal).to.include({ keyId: demo.keyId, access: 'read_write', businessIds: null });
-    expect(listKeys(temp.db, demo.tenantId)).to.have.length(1);
+    const keys = listKeys(temp.db, demo.tenantId);
+    expect(keys.map((key) => [key.name, key.access, key.expiresOn]).sort()).to.deep.equal([
+      ['demo key', 'read_write', null],
+      ['nightly export', 'read', '2026-03-25'],
+    ]);
   });
 
   it('posts balanced entries, an opening deposit first, over the two years up to the clock', () => {
@@ -120,6 +126,27 @@ describe('demo seed (db/seeds/demo.ts)', () => {
       // What is owed: the USD value of every unpaid sent invoice, at its issue rate, less what payments cleared.
       expect((receivable ?? 0n) > 0n, business.name).to.equal(true);
     }
+  });
+
+  it('holds review items in both lists, and money in kept out of the queue', () => {
+    const demo = seedDemo(temp.db, clock);
+    for (const business of demo.businesses) {
+      const queue = listReviewQueue(temp.db, [business.id], 100, 0.9);
+      expect(queue.highConfidence.length, `${business.name} high confidence`).to.be.greaterThan(0);
+      expect(queue.needsReview.length, `${business.name} needs review`).to.be.greaterThan(0);
+      expect(queue.needsReview.some((item) => item.confidence === null), `${business.name}: one nobody can place`).to.equal(true);
+    }
+    const moneyIn = all<{ n: bigint }>(temp.db, "SELECT count(*) AS n FROM transactions WHERE source = 'csv' AND direction = 'in' AND status = 'uncategorized'")[0]!.n;
+    expect(moneyIn).to.equal(3n);
+  });
+
+  it('shows Today signals of every severity', () => {
+    const demo = seedDemo(temp.db, clock);
+    const severities = new Set<string>();
+    for (const { id } of demo.businesses) {
+      for (const signal of refreshToday(temp.db, clock, getBusiness(temp.db, id), { siteUrl: 'http://localhost:3000' }).signals) severities.add(signal.severity);
+    }
+    expect([...severities].sort()).to.deep.equal(['attention', 'blocking', 'informational', 'urgent']);
   });
 });
 
