@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
-import { isIsoDate } from '../dates.js';
+import { addDays, daysBetween, isIsoDate } from '../dates.js';
 import { type Db, inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
-import { nameProblem, UNSAFE_TO_SHOW } from '../names.js';
+import { foldName, nameProblem, UNSAFE_TO_SHOW } from '../names.js';
 import { type Actor, recordAudit } from './audit.js';
 import { getBusiness } from './businesses.js';
 import { type Categoriser, categoriserFor } from './categorise/index.js';
 import { CSV_PROBLEMS, type CsvRecord, parseCsv } from './csv.js';
 import { newId } from './ids.js';
+import { lockedThrough } from './periods.js';
 import type { TransactionDirection, TransactionSource, TransactionStatus } from './transactions.js';
 import { findOrCreateVendor } from './vendors.js';
 
@@ -31,6 +32,8 @@ export const STATEMENT_COLUMNS = ['date', 'description', 'amount', 'vendor'] as 
 const REQUIRED_COLUMNS = 3;
 /** How much of a bad value a problem quotes. */
 const SHOWN_CHARS = 40;
+/** A bank line may clear this many days before or after the date an expense was recorded with. */
+export const RECORDED_MATCH_DAYS = 5;
 
 /** One data row of a statement, validated. `amountCents` is signed: negative is money out. */
 export interface StatementRow {
@@ -134,7 +137,9 @@ function checkRow(record: CsvRecord, row: number, columns: number): StatementRow
   if (typeof amount === 'string') problems.push(amount);
 
   const vendorName = vendorField.trim();
-  if (vendorName !== '') {
+  if (looksSplitAtThousands(amountField, vendorName)) {
+    problems.push(`amount ${show(amountField)} and vendor ${show(vendorName)} look like one amount split at a thousands separator; write amounts without separators (-1200.00)`);
+  } else if (vendorName !== '') {
     const problem = nameProblem(vendorName);
     if (problem) problems.push(`vendor ${show(vendorName)} ${problem}`);
   }
@@ -144,6 +149,18 @@ function checkRow(record: CsvRecord, row: number, columns: number): StatementRow
 }
 
 const AMOUNT = /^(-?)([0-9]{1,30})(?:\.([0-9]+))?$/;
+const GROUPED_AMOUNT = /^-?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?$/;
+const WHOLE_AMOUNT = /^-?[0-9]{1,3}$/;
+const THOUSANDS_GROUP = /^[0-9]{3}(?:\.[0-9]{1,2})?$/;
+
+/**
+ * `-1,200.00` left unquoted reaches us as amount `-1` and vendor `200.00`: a whole amount of
+ * at most three digits followed by a "vendor" that is a group of three digits (with cents).
+ * Read as it stands it would book a dollar and name a vendor "200.00", so the row is refused.
+ */
+function looksSplitAtThousands(amountField: string, vendorName: string): boolean {
+  return WHOLE_AMOUNT.test(amountField.trim()) && THOUSANDS_GROUP.test(vendorName);
+}
 
 /**
  * A statement amount in signed cents: `-23.45` is money out. Up to 2 decimals, no thousands
@@ -153,6 +170,7 @@ export function parseStatementAmount(field: string): bigint | string {
   const text = field.trim();
   if (text === '') return 'amount is empty';
   const match = AMOUNT.exec(text);
+  if (!match && GROUPED_AMOUNT.test(text)) return `amount ${show(field)} has thousands separators; write it without them (${text.replace(/,/g, '')})`;
   if (!match) return `amount ${show(field)} is not a number`;
   const [, sign, whole = '', fraction = ''] = match;
   if (fraction.length > 2) return `amount ${show(field)} has more than 2 decimals`;
@@ -177,15 +195,22 @@ function show(value: string): string {
 
 /**
  * A row's identity across imports: SHA-256 (hex) of the business, date, signed amount,
- * description and the row's position among the file's rows with that same date, amount and
- * description (1 for the first). Two identical coffees on one day are two rows; the same
- * statement imported again, or one that overlaps it, gives the same fingerprints.
+ * description (case-folded, runs of white space as one space) and the row's position among
+ * the file's rows with that same date, amount and description (1 for the first). Two
+ * identical coffees on one day are two rows; the same statement imported again, or one that
+ * overlaps it, gives the same fingerprints, even when the bank's export changed the
+ * description's case or spacing.
  */
 export function importFingerprint(businessId: string, row: Pick<StatementRow, 'date' | 'amountCents' | 'description'>, position: number): string {
   if (!Number.isSafeInteger(position) || position < 1) throw new Error(`importFingerprint: bad position ${position}`);
   return createHash('sha256')
-    .update(JSON.stringify([businessId, row.date, row.amountCents.toString(), row.description, position]))
+    .update(JSON.stringify([businessId, row.date, row.amountCents.toString(), descriptionKey(row.description), position]))
     .digest('hex');
+}
+
+/** The description as rows are told apart: case-folded, white space collapsed. */
+function descriptionKey(description: string): string {
+  return foldName(description.replace(/\s+/gu, ' ').trim());
 }
 
 export interface BankImportInput {
@@ -212,6 +237,13 @@ export interface BankImportResult {
   imported: number;
   /** Rows whose fingerprint was already in the books. */
   duplicates: number;
+  /**
+   * Money-out rows matching an expense already recorded (POST /expenses): same amount, dated
+   * within RECORDED_MATCH_DAYS, same vendor when the file names one. Not queued (accepting
+   * would book the expense twice); the expense takes the row's fingerprint, so it is matched
+   * once and a later import of the row is a duplicate.
+   */
+  alreadyRecorded: number;
   /** New money-out rows, each now waiting in the review queue. */
   queued: number;
   /** New money-in rows, recorded uncategorised (no review item). */
@@ -226,11 +258,14 @@ const IN: { direction: TransactionDirection; status: TransactionStatus } = { dir
 
 /**
  * Imports checked statement rows into a business, in one transaction: every row whose
- * fingerprint the business does not have yet becomes a transaction (source csv). Money out
- * (negative) is `pending` with a review item holding the categoriser's proposal, the proposal's
- * rationale also on the transaction, and its vendor found or created by exact name. Money in
- * is `uncategorized`, with no review item and no vendor (a payer is not a vendor). Nothing is
- * posted and the categoriser is not taught: these rows are not booked yet. One audit row
+ * fingerprint the business does not have yet is taken. Money out (negative) that matches an
+ * expense already recorded is that expense (it takes the fingerprint; see alreadyRecorded);
+ * any other money out becomes a `pending` transaction (source csv) with a review item holding
+ * the categoriser's proposal, the proposal's rationale also on the transaction, and its vendor
+ * found or created by exact name. Money in is `uncategorized`, with no review item and no
+ * vendor (a payer is not a vendor). Nothing is posted and the categoriser is not taught: these
+ * rows are not booked yet. A new money-out row dated in a closed period could never be
+ * accepted, so such rows refuse the whole file (StatementRefused naming each). One audit row
  * (bank.import) records the counts.
  */
 export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: BankImportInput, options: BankImportOptions = {}): BankImportResult {
@@ -241,16 +276,44 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const business = getBusiness(db, input.businessId);
     const categoriser = (options.categoriserFor ?? categoriserFor)(db, business.id);
     const businessAccounts = new Set(all<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ?', business.id).map((account) => account.id));
+    const closedThrough = lockedThrough(db, business.id);
+    const recordedExpenses = recordedExpenseMatcher(db, business.id, input.rows);
     const vendorIds = new Map<string, string>();
     const seen = new Map<string, number>();
     const createdAt = nowIso(clock);
+    const problems: StatementProblem[] = [];
     let duplicates = 0;
+    let alreadyRecorded = 0;
     let queued = 0;
     let moneyIn = 0;
 
+    const queueRow = (row: StatementRow, amountCents: bigint, fingerprint: string): void => {
+      let vendorId: string | null = null;
+      if (row.vendorName !== null) {
+        vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
+        vendorIds.set(row.vendorName, vendorId);
+      }
+      const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
+      assertProposal(proposal, businessAccounts);
+      const transactionId = newId();
+      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
+      run(
+        db,
+        `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        newId(),
+        business.id,
+        transactionId,
+        proposal.accountId,
+        proposal.confidence,
+        proposal.rationale,
+        createdAt,
+      );
+    };
+
     input.rows.forEach((row, index) => {
       assertRow(row);
-      const sameKey = JSON.stringify([row.date, row.amountCents.toString(), row.description]);
+      const sameKey = JSON.stringify([row.date, row.amountCents.toString(), descriptionKey(row.description)]);
       const position = (seen.get(sameKey) ?? 0) + 1;
       seen.set(sameKey, position);
       const fingerprint = importFingerprint(business.id, row, position);
@@ -258,28 +321,16 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
         duplicates += 1;
       } else if (row.amountCents < 0n) {
         const amountCents = -row.amountCents;
-        let vendorId: string | null = null;
-        if (row.vendorName !== null) {
-          vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
-          vendorIds.set(row.vendorName, vendorId);
+        const recorded = recordedExpenses.take(row, amountCents);
+        if (recorded !== undefined) {
+          run(db, 'UPDATE transactions SET import_fingerprint = ? WHERE id = ? AND import_fingerprint IS NULL', fingerprint, recorded);
+          alreadyRecorded += 1;
+        } else if (closedThrough !== null && row.date <= closedThrough) {
+          problems.push({ row: row.row, message: `date ${row.date} falls in a closed period (locked through ${closedThrough}): it could never be booked` });
+        } else {
+          queueRow(row, amountCents, fingerprint);
+          queued += 1;
         }
-        const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
-        assertProposal(proposal, businessAccounts);
-        const transactionId = newId();
-        insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
-        run(
-          db,
-          `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          newId(),
-          business.id,
-          transactionId,
-          proposal.accountId,
-          proposal.confidence,
-          proposal.rationale,
-          createdAt,
-        );
-        queued += 1;
       } else {
         insertImported(db, { id: newId(), businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...IN, rationale: null, fingerprint, createdAt });
         moneyIn += 1;
@@ -287,19 +338,84 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
       const done = index + 1;
       if (options.onProgress && done % every === 0 && done < input.rows.length) options.onProgress(done, input.rows.length);
     });
+    // Throwing rolls back every row written above: all rows or none.
+    if (problems.length > 0) throw new StatementRefused(problems);
 
     const imported = queued + moneyIn;
-    if (imported + duplicates !== input.rows.length) throw new Error('importBankStatement: every row is either imported or a duplicate');
+    if (imported + duplicates + alreadyRecorded !== input.rows.length) throw new Error('importBankStatement: every row is imported, a duplicate or already recorded');
     recordAudit(db, clock, actor, {
       tenantId: business.tenantId,
       businessId: business.id,
       action: 'bank.import',
       subjectType: 'business',
       subjectId: business.id,
-      detail: { file: input.fileName, rows: input.rows.length, imported, duplicates, queued },
+      detail: { file: input.fileName, rows: input.rows.length, imported, duplicates, alreadyRecorded, queued },
     });
-    return { businessId: business.id, businessName: business.name, rows: input.rows.length, imported, duplicates, queued, moneyIn };
+    return { businessId: business.id, businessName: business.name, rows: input.rows.length, imported, duplicates, alreadyRecorded, queued, moneyIn };
   });
+}
+
+/** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
+function dayWithinYears(date: string, days: number): string {
+  const moved = addDays(date, days);
+  if (isIsoDate(moved)) return moved;
+  return days < 0 ? '0000-01-01' : '9999-12-31';
+}
+
+/** A posted expense not yet matched to a bank line, as the matcher holds it. */
+interface RecordedExpense {
+  id: string;
+  date: string;
+  vendorKey: string | null;
+  createdAt: string;
+}
+
+/**
+ * The bank's record of an expense already posted: the expenses of the business (not from an
+ * import, not yet matched) dated within RECORDED_MATCH_DAYS of the file's rows, held by amount.
+ * `take` finds the one a money-out row is: the same amount, dated within RECORDED_MATCH_DAYS,
+ * the same vendor (case-folded) when the row names one; the nearest in date, then the first
+ * recorded. A taken expense is not offered again.
+ */
+function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly StatementRow[]) {
+  const dates = rows.map((row) => row.date).sort();
+  const byAmount = new Map<bigint, RecordedExpense[]>();
+  const candidates = all<{ id: string; txn_date: string; amount_cents: bigint; vendor_key: string | null; created_at: string }>(
+    db,
+    `SELECT t.id, t.txn_date, t.amount_cents, v.name_key AS vendor_key, t.created_at
+     FROM transactions t LEFT JOIN vendors v ON v.id = t.vendor_id
+     WHERE t.business_id = ? AND t.txn_date BETWEEN ? AND ? AND t.direction = 'out'
+       AND t.import_fingerprint IS NULL AND t.journal_entry_id IS NOT NULL
+     ORDER BY t.created_at, t.id`,
+    businessId,
+    dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS),
+    dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS),
+  );
+  for (const row of candidates) {
+    const list = byAmount.get(row.amount_cents) ?? [];
+    list.push({ id: row.id, date: row.txn_date, vendorKey: row.vendor_key, createdAt: row.created_at });
+    byAmount.set(row.amount_cents, list);
+  }
+  return {
+    take(row: StatementRow, amountCents: bigint): string | undefined {
+      const list = byAmount.get(amountCents);
+      if (!list) return undefined;
+      const vendorKey = row.vendorName === null ? null : foldName(row.vendorName);
+      let best = -1;
+      let bestDistance = Infinity;
+      list.forEach((expense, index) => {
+        if (vendorKey !== null && expense.vendorKey !== vendorKey) return;
+        const distance = Math.abs(daysBetween(expense.date, row.date));
+        // The list is in recording order, so the first at the least distance wins ties.
+        if (distance <= RECORDED_MATCH_DAYS && distance < bestDistance) {
+          best = index;
+          bestDistance = distance;
+        }
+      });
+      if (best < 0) return undefined;
+      return list.splice(best, 1)[0]!.id;
+    },
+  };
 }
 
 interface ImportedTransaction {

@@ -25,6 +25,7 @@ export interface ReviewItem {
   amountCents: bigint;
   vendor: string | null;
   description: string | null;
+  /** The proposal while its account can still take the booking; null once it is archived or made a heading. */
   proposedAccountId: string | null;
   proposedAccount: string | null;
   confidence: number | null;
@@ -42,6 +43,7 @@ interface ItemRow {
   description: string | null;
   proposed_account_id: string | null;
   proposed_account: string | null;
+  stored_proposal_id: string | null;
   confidence: number | null;
   rationale: string | null;
   created_at: string;
@@ -49,7 +51,9 @@ interface ItemRow {
 }
 
 const ITEM_SELECT = `SELECT q.id, q.business_id, q.transaction_id, t.txn_date, t.amount_cents, v.name AS vendor, t.description,
-    q.proposed_account_id, a.name AS proposed_account, q.confidence, q.rationale, q.created_at, q.accepted_at
+    CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.id END AS proposed_account_id,
+    CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.name END AS proposed_account,
+    q.proposed_account_id AS stored_proposal_id, q.confidence, q.rationale, q.created_at, q.accepted_at
   FROM review_queue_items q
   JOIN transactions t ON t.id = q.transaction_id
   LEFT JOIN vendors v ON v.id = t.vendor_id
@@ -108,9 +112,9 @@ export function listReviewQueue(db: Db, businessIds: readonly string[], limit: n
 }
 
 /** The review item with this id (waiting or settled), or undefined. */
-export function findReviewItem(db: Db, id: string): (ReviewItem & { acceptedAt: string | null }) | undefined {
+export function findReviewItem(db: Db, id: string): (ReviewItem & { acceptedAt: string | null; storedProposalId: string | null }) | undefined {
   const row = one<ItemRow>(db, `${ITEM_SELECT} WHERE q.id = ?`, id);
-  return row && { ...toItem(row), acceptedAt: row.accepted_at };
+  return row && { ...toItem(row), acceptedAt: row.accepted_at, storedProposalId: row.stored_proposal_id };
 }
 
 export interface Acceptance {
@@ -135,7 +139,10 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
   // Billing and period locks first, as for POST /expenses: they are what the caller can act on.
   withPostingFields({}, () => assertPostingAllowed(db, business.id, item.date));
   const accountId = input.accountId ?? item.proposedAccountId;
-  if (accountId === null) throw validationFailed('accountId', 'is required: this item has no proposed account');
+  if (accountId === null) {
+    const why = item.storedProposalId === null ? 'this item has no proposed account' : 'the proposed account can no longer take postings (archived or made a heading)';
+    throw validationFailed('accountId', `is required: ${why}`);
+  }
   assertExpenseAccount(db, business, accountId);
   const entry = withPostingFields({}, () =>
     postEntry(db, clock, actor, {
@@ -150,7 +157,8 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
       ],
     }),
   );
-  const status = item.proposedAccountId === null || accountId === item.proposedAccountId ? 'accepted' : 'edited';
+  // Booked elsewhere than the categoriser proposed (even a proposal since archived) is an edit.
+  const status = item.storedProposalId === null || accountId === item.storedProposalId ? 'accepted' : 'edited';
   run(db, 'UPDATE transactions SET status = ?, ledger_account_id = ?, journal_entry_id = ? WHERE id = ?', status, accountId, entry.id, item.transactionId);
   run(db, 'UPDATE review_queue_items SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL', nowIso(clock), item.id);
   recordAudit(db, clock, actor, {
@@ -159,7 +167,7 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
     action: 'review.accept',
     subjectType: 'review_item',
     subjectId: item.id,
-    detail: { transactionId: item.transactionId, accountId, proposedAccountId: item.proposedAccountId, status },
+    detail: { transactionId: item.transactionId, accountId, proposedAccountId: item.storedProposalId, status },
   });
   return { transactionId: item.transactionId, status };
 }

@@ -125,6 +125,16 @@ const longOverdue: Rule = (db, business, today, context) =>
     evidence: [{ label: `Invoice ${invoice.number}, due ${invoice.due_date}`, url: invoiceUrl(context, invoice.id) }],
   }));
 
+const recentlyOverdue: Rule = (db, business, today, context) =>
+  owedInvoices(db, business.id, 'i.due_date >= ? AND i.due_date < ?', addDays(today, -OVERDUE_URGENT_DAYS), today).map((invoice) => ({
+    kind: 'invoice_overdue',
+    subjectId: invoice.id,
+    severity: 'attention' as const,
+    sentence: `${invoice.customer} owes ${balanceText(invoice)} on ${invoice.number}, ${plural(daysBetween(invoice.due_date, today), 'day')} past due.`,
+    action: 'Remind the customer (POST /invoices/{id}/remind).',
+    evidence: [{ label: `Invoice ${invoice.number}, due ${invoice.due_date}`, url: invoiceUrl(context, invoice.id) }],
+  }));
+
 const dueSoon: Rule = (db, business, today, context) =>
   owedInvoices(db, business.id, 'i.due_date >= ? AND i.due_date <= ?', today, addDays(today, DUE_SOON_DAYS)).map((invoice) => ({
     kind: 'invoice_due_soon',
@@ -250,6 +260,7 @@ export const TODAY_RULES: readonly Rule[] = [
   longOverdue,
   reviewWaitingLong,
   reviewWaiting,
+  recentlyOverdue,
   dueSoon,
   keyExpiring,
   paymentsReceived,
@@ -327,8 +338,13 @@ export function refreshToday(db: Db, clock: Clock, business: Business, context: 
     for (const gone of open.values()) run(db, 'UPDATE today_signals SET closed_at = ? WHERE id = ?', now, gone.id);
     return kept;
   });
-  const ordered = [...signals].sort((a, b) => SIGNAL_SEVERITIES.indexOf(a.severity) - SIGNAL_SEVERITIES.indexOf(b.severity));
+  const ordered = bySeverity(signals);
   return { headline: headlineOf(ordered), signals: ordered };
+}
+
+/** Most severe first (blocking, urgent, attention, informational); the rules' order within a severity. */
+export function bySeverity<T extends Pick<Signal, 'severity'>>(signals: readonly T[]): T[] {
+  return [...signals].sort((a, b) => SIGNAL_SEVERITIES.indexOf(a.severity) - SIGNAL_SEVERITIES.indexOf(b.severity));
 }
 
 function signalKey(kind: string, subjectId: string | null): string {

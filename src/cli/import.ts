@@ -35,14 +35,21 @@ amounts) is recorded as an uncategorized transaction, without a review item or v
 reconciliation. Nothing is posted to the journal until a review item is accepted.
 
 Rows already imported (the same statement again, or an overlapping one) are counted as
-duplicates and skipped: a row is known by its date, amount, description and its place among
-the file's rows with that same date, amount and description, so two identical purchases on
-one day are both kept.
+duplicates and skipped: a row is known by its date, amount, description (case and spacing
+aside) and its place among the file's rows with that same date, amount and description, so
+two identical purchases on one day are both kept.
+
+Money out that matches an expense already recorded through the API (same amount, dated
+within 5 days either side, same vendor when the file names one) is counted as already
+recorded and not queued: accepting it would book the expense twice.
+
+A new money-out row dated in a closed period (daybook period lock) could never be booked:
+the file is refused, naming each such row.
 
 Example:
   daybook import bank --business 85cb938c-... --file march.csv
-  # Imported 412 rows into Lakeside Bakery: 398 new (371 in the review queue, 27 money in), 14 already imported.
---json: {"imported", "duplicates", "queued"}`;
+  # Imported 412 rows into Lakeside Bakery: 396 new (369 in the review queue, 27 money in), 14 already imported, 2 already recorded as expenses.
+--json: {"imported", "duplicates", "alreadyRecorded", "queued"}`;
 
 /** The file's bytes, or one clear line (exit 2) when it cannot be read. */
 function readStatementFile(path: string, maxBytes: number): Uint8Array {
@@ -70,18 +77,25 @@ function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/**
+ * A refused statement (bad rows, or rows the books cannot take) as stderr lines: every line
+ * but the last is written here; the last is the UsageError main() prints (exit 2). The
+ * messages quote values already made safe to show. Any other error is returned as it is.
+ */
+function refusal(error: unknown, file: string, context: CommandContext): unknown {
+  if (!(error instanceof StatementRefused)) return error;
+  const lines = refusalLines(error.problems.map((problem) => (problem.row === null ? `${file}: ${problem.message}` : describeProblem(problem))));
+  for (const line of lines.slice(0, -1)) context.io.stderr(`daybook: ${line}\n`);
+  return new UsageError(lines[lines.length - 1]!);
+}
+
 async function importBank(options: { business: string; file: string }, context: CommandContext): Promise<void> {
   const bytes = readStatementFile(options.file, MAX_STATEMENT_BYTES);
   let rows: StatementRow[];
   try {
     rows = parseStatement(bytes);
   } catch (error) {
-    if (!(error instanceof StatementRefused)) throw error;
-    const lines = refusalLines(error.problems.map((problem) => (problem.row === null ? `${options.file}: ${problem.message}` : describeProblem(problem))));
-    // Every line but the last here; the last is the error main() prints (exit 2). The
-    // messages quote values already made safe to show.
-    for (const line of lines.slice(0, -1)) context.io.stderr(`daybook: ${line}\n`);
-    throw new UsageError(lines[lines.length - 1]!);
+    throw refusal(error, options.file, context);
   }
   const result = await withBooks(context, (db) => {
     // A big statement is one transaction: a larger page cache keeps its index pages in memory
@@ -100,12 +114,13 @@ async function importBank(options: { business: string; file: string }, context: 
       if (error instanceof ApiError && error.code === 'not_found') {
         throw new UsageError(`no business with id ${options.business}`);
       }
-      throw error;
+      throw refusal(error, options.file, context);
     }
   });
-  context.out.result({ imported: result.imported, duplicates: result.duplicates, queued: result.queued }, [
+  context.out.result({ imported: result.imported, duplicates: result.duplicates, alreadyRecorded: result.alreadyRecorded, queued: result.queued }, [
     `Imported ${plural(result.rows, 'row', 'rows')} into ${result.businessName}: ${result.imported} new ` +
-      `(${result.queued} in the review queue, ${result.moneyIn} money in), ${result.duplicates} already imported.`,
+      `(${result.queued} in the review queue, ${result.moneyIn} money in), ${result.duplicates} already imported` +
+      (result.alreadyRecorded > 0 ? `, ${result.alreadyRecorded} already recorded as expenses.` : '.'),
   ]);
 }
 

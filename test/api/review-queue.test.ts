@@ -777,9 +777,24 @@ describe('POST /review-queue/{id}/accept', () => {
       const item = queue({ proposedAccount: 'Advertising and Marketing' });
       app.db.prepare('UPDATE ledger_accounts SET archived = 1 WHERE id = ?').run(item.proposedAccountId);
       const before = written();
-      expectInvalid(await accept(item.itemId, {}), 'accountId');
+      const res = await accept(item.itemId, {});
+      expectInvalid(res, 'accountId');
+      expect(res.body.error.message).to.contain('can no longer take postings');
       expect(written()).to.deep.equal(before);
-      await expectStillWaiting(item);
+    });
+
+    it('moves an item whose proposed account was archived to needsReview, without the proposal, and books it elsewhere as edited', async () => {
+      const item = queue({ proposedAccount: 'Advertising and Marketing', confidence: 0.99 });
+      const listQueue = async (): Promise<QueueBody> => expectQueue(await app.get('/api/v1/review-queue', tenant.key));
+      expect(ids((await listQueue()).highConfidence)).to.include(item.itemId);
+      app.db.prepare('UPDATE ledger_accounts SET archived = 1 WHERE id = ?').run(item.proposedAccountId);
+      const listed = await listQueue();
+      expect(ids(listed.highConfidence)).to.not.include(item.itemId);
+      const shown = listed.needsReview.find((entry) => entry.id === item.itemId);
+      expect(shown).to.include({ proposedAccountId: null, proposedAccount: null, confidence: 0.99 });
+      const res = await accept(item.itemId, { accountId: accountId('Travel') });
+      expect(res.status).to.equal(200);
+      expect(app.db.prepare('SELECT status FROM transactions WHERE id = ?').get(item.transactionId)).to.deep.equal({ status: 'edited' });
     });
 
     it('refuses an account of another business of the same account (404 not_found "accountId:")', async () => {

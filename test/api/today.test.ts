@@ -301,6 +301,45 @@ describe('GET /today', () => {
     });
   });
 
+  describe('invoice overdue 1 to 30 days (attention)', () => {
+    it('opens for a sent invoice due 1 to 30 days ago, and closes once it is paid', async () => {
+      const invoice = await sentInvoice({ issueDate: '2026-02-01', dueDate: '2026-03-05' });
+      const feed = await today();
+      expect(feed.signals).to.deep.equal([
+        {
+          id: feed.signals[0]!.id,
+          severity: 'attention',
+          sentence: `Harbor Catering owes $250.00 on ${invoice.invoiceNumber}, 10 days past due.`,
+          action: 'Remind the customer (POST /invoices/{id}/remind).',
+          evidence: [{ label: `Invoice ${invoice.invoiceNumber}, due 2026-03-05`, url: invoiceUrl(invoice.invoiceId) }],
+        },
+      ]);
+      await payInvoice(app, tenant.key, invoice.invoiceId, '25000');
+      expect((await today()).signals.map((signal) => signal.severity), 'only the payment is news').to.deep.equal(['informational']);
+      expect(storedById(feed.signals[0]!.id).closed_at).to.equal(START);
+    });
+
+    it('runs from 1 day past due through 30: due yesterday and due 30 days ago open it, due today does not', async () => {
+      const yesterday = await sentInvoice({ issueDate: '2026-03-01', dueDate: '2026-03-14' }, 'One Day');
+      const thirty = await sentInvoice({ issueDate: '2026-02-01', dueDate: '2026-02-13' }, 'Thirty Days');
+      await sentInvoice({ issueDate: '2026-03-01', dueDate: '2026-03-15' }, 'Due Today');
+      const sentences = bySeverity(await today(), 'attention').map((signal) => signal.sentence);
+      expect(sentences).to.include(`One Day owes $250.00 on ${yesterday.invoiceNumber}, 1 day past due.`);
+      expect(sentences).to.include(`Thirty Days owes $250.00 on ${thirty.invoiceNumber}, 30 days past due.`);
+      expect(sentences.filter((sentence) => sentence.includes('past due'))).to.have.length(2);
+    });
+
+    it('hands over to the urgent signal on the 31st day: the attention one closes and the urgent one opens with a new id', async () => {
+      const invoice = await sentInvoice({ issueDate: '2026-02-01', dueDate: '2026-02-13' });
+      const attention = only(await today(), 'attention');
+      app.clock.set('2026-03-16T08:00:00.000Z');
+      const feed = await today();
+      expect(bySeverity(feed, 'attention')).to.deep.equal([]);
+      expect(only(feed, 'urgent').sentence).to.equal(`Harbor Catering owes $250.00 on ${invoice.invoiceNumber}, 31 days past due.`);
+      expect(storedById(attention.id).closed_at).to.equal('2026-03-16T08:00:00.000Z');
+    });
+  });
+
   describe('review items waiting more than 7 days (urgent) and review items waiting (attention)', () => {
     it('opens an attention signal for a waiting item, with the queue as evidence', async () => {
       queue('2026-03-14');
@@ -411,11 +450,13 @@ describe('GET /today', () => {
       expect(only(await today(), 'attention').sentence).to.equal(`${inSeven.invoiceNumber} from Seven Days ($250.00) is due in 7 days, on 2026-03-22.`);
     });
 
-    it('closes once the due date passes', async () => {
-      await sentInvoice({ issueDate: '2026-03-01', dueDate: '2026-03-16' });
+    it('closes once the due date passes (the overdue signal opens in its place, with a new id)', async () => {
+      const invoice = await sentInvoice({ issueDate: '2026-03-01', dueDate: '2026-03-16' });
       const open = only(await today(), 'attention');
       app.clock.set('2026-03-17T08:00:00.000Z');
-      expect((await today()).signals).to.deep.equal([]);
+      const after = only(await today(), 'attention');
+      expect(after.sentence).to.equal(`Harbor Catering owes $250.00 on ${invoice.invoiceNumber}, 1 day past due.`);
+      expect(after.id).to.not.equal(open.id);
       expect(storedById(open.id).closed_at).to.equal('2026-03-17T08:00:00.000Z');
     });
   });

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { getBusiness } from '../../src/books/businesses.js';
 import { categoriserFor, type Proposal } from '../../src/books/categorise/index.js';
+import { recordExpense } from '../../src/books/expenses.js';
+import { inTransaction } from '../../src/db/connection.js';
+import { accountIdByName, TEST_ACTOR } from '../support/factories.js';
 import { CliHarness, expectBadArguments, expectOk, parseOneObject, UNKNOWN_ID } from './support.js';
 
 /**
@@ -166,20 +170,20 @@ describe('daybook import bank', () => {
       const audits = auditRows('bank.import');
       expect(audits).to.have.length(1);
       expect(audits[0]).to.deep.include({ actor_type: 'cli', business_id: businessId, subject_id: businessId });
-      expect(JSON.parse(audits[0]!.detail_json)).to.deep.equal({ file: 'statement.csv', rows: 6, imported: 6, duplicates: 0, queued: 4 });
+      expect(JSON.parse(audits[0]!.detail_json)).to.deep.equal({ file: 'statement.csv', rows: 6, imported: 6, duplicates: 0, alreadyRecorded: 0, queued: 4 });
     });
 
     it('prints one JSON object with --json: imported, duplicates, queued', async () => {
       const result = await importText(GOOD_STATEMENT, ['--json']);
       expectOk(result);
-      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 6, duplicates: 0, queued: 4 });
+      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 6, duplicates: 0, alreadyRecorded: 0, queued: 4 });
     });
 
     it('reads a file with a BOM, LF line ends, no vendor column, a header in capitals and no final line break', async () => {
       const text = '\uFEFFDATE,Description,Amount\n2026-03-01,Coffee,-4.50\n2026-03-02,Deposit,100.00';
       const result = await importText(text, ['--json']);
       expectOk(result);
-      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 2, duplicates: 0, queued: 1 });
+      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 2, duplicates: 0, alreadyRecorded: 0, queued: 1 });
       expect(transactions().map((row) => [row.description, row.vendor, row.amount_cents])).to.deep.equal([
         ['Coffee', null, 450n],
         ['Deposit', null, 10000n],
@@ -221,9 +225,22 @@ describe('daybook import bank', () => {
     it('an amount with a currency symbol, thousands separators, or more than 2 decimals', async () => {
       await expectRefused(statement('2026-03-02,Bread,$12.50,', '2026-03-02,Oven,"-1,200.00",', '2026-03-02,Gas,-1.234,'), [
         'row 2: amount "$12.50" is not a number',
-        'row 3: amount "-1,200.00" is not a number',
+        'row 3: amount "-1,200.00" has thousands separators; write it without them (-1200.00)',
         'row 4: amount "-1.234" has more than 2 decimals',
       ]);
+    });
+
+    it('an unquoted amount split at its thousands separator, which would read as a dollar and a vendor "200.00"', async () => {
+      await expectRefused(statement('2026-03-02,Oven,-1,200.00', '2026-03-03,Deposit,2,500', '2026-03-04,Mixer,-12,345.60'), [
+        'row 2: amount "-1" and vendor "200.00" look like one amount split at a thousands separator; write amounts without separators (-1200.00)',
+        'row 3: amount "2" and vendor "500" look like one amount split at a thousands separator; write amounts without separators (-1200.00)',
+        'row 4: amount "-12" and vendor "345.60" look like one amount split at a thousands separator; write amounts without separators (-1200.00)',
+      ]);
+    });
+
+    it('still takes a vendor whose name is digits when the amount has cents', async () => {
+      expectOk(await importText(statement('2026-03-02,Parking,-4.00,123')));
+      expect(vendorNames()).to.include('123');
     });
 
     it('a zero amount', async () => {
@@ -340,7 +357,7 @@ describe('daybook import bank', () => {
       expect(after.review_queue_items).to.equal(before.review_queue_items);
       expect(after.vendors).to.equal(before.vendors);
       expect(after.audit_log, 'the second import is audited too').to.equal(before.audit_log! + 1);
-      expect(JSON.parse(auditRows('bank.import')[1]!.detail_json)).to.deep.equal({ file: 'statement.csv', rows: 6, imported: 0, duplicates: 6, queued: 0 });
+      expect(JSON.parse(auditRows('bank.import')[1]!.detail_json)).to.deep.equal({ file: 'statement.csv', rows: 6, imported: 0, duplicates: 6, alreadyRecorded: 0, queued: 0 });
     });
 
     it('imports only the new rows of an overlapping statement', async () => {
@@ -351,7 +368,7 @@ describe('daybook import bank', () => {
         ['--json'],
       );
       expectOk(second);
-      expect(parseOneObject(second.stdout)).to.deep.equal({ imported: 2, duplicates: 2, queued: 1 });
+      expect(parseOneObject(second.stdout)).to.deep.equal({ imported: 2, duplicates: 2, alreadyRecorded: 0, queued: 1 });
       expect(transactions().map((row) => [row.txn_date, row.description])).to.deep.equal([
         ['2026-03-01', 'Coffee'],
         ['2026-03-02', 'Flour'],
@@ -365,19 +382,126 @@ describe('daybook import bank', () => {
     it('keeps two identical rows of one file (two real coffees), and still adds neither twice', async () => {
       const path = writeStatement(`${HEADER}\n2026-03-01,Coffee,-4.50,Blue Bottle\n2026-03-01,Coffee,-4.50,Blue Bottle\n`);
       const first = await importFile(path, ['--json']);
-      expect(parseOneObject(first.stdout)).to.deep.equal({ imported: 2, duplicates: 0, queued: 2 });
+      expect(parseOneObject(first.stdout)).to.deep.equal({ imported: 2, duplicates: 0, alreadyRecorded: 0, queued: 2 });
       expect(transactions()).to.have.length(2);
       const again = await importFile(path, ['--json']);
-      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 0, duplicates: 2, queued: 0 });
+      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 0, duplicates: 2, alreadyRecorded: 0, queued: 0 });
       // A later statement with three that day holds one more coffee.
       const third = await importFile(writeStatement(`${HEADER}\n2026-03-01,Coffee,-4.50,Blue Bottle\n2026-03-01,Coffee,-4.50,\n2026-03-01,Coffee,-4.50,\n`, 'x.csv'), ['--json']);
-      expect(parseOneObject(third.stdout)).to.deep.equal({ imported: 1, duplicates: 2, queued: 1 });
+      expect(parseOneObject(third.stdout)).to.deep.equal({ imported: 1, duplicates: 2, alreadyRecorded: 0, queued: 1 });
+    });
+
+    it('knows a row again when the bank changes the description\'s case or spacing', async () => {
+      expectOk(await importText(`${HEADER}\n2026-03-01,Crema  Coffee Roasters,-4.50,\n`));
+      const again = await importText(`${HEADER}\n2026-03-01, CREMA COFFEE   roasters ,-4.50,\n`, ['--json']);
+      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 0, duplicates: 1, alreadyRecorded: 0, queued: 0 });
     });
 
     it('tells apart money in and money out of the same size on the same day', async () => {
       const result = await importText(`${HEADER}\n2026-03-01,Transfer,-50.00,\n2026-03-01,Transfer,50.00,\n`, ['--json']);
-      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 2, duplicates: 0, queued: 1 });
+      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 2, duplicates: 0, alreadyRecorded: 0, queued: 1 });
     });
+  });
+
+  describe('expenses already recorded through the API', () => {
+    /** Records an expense (POST /expenses' books function) on the books file, as the API would. */
+    const recordOne = (date: string, amountCents: bigint, vendorName: string): string =>
+      cli.withDb((db) =>
+        inTransaction(db, () => {
+          const business = getBusiness(db, businessId);
+          return recordExpense(db, cli.clock, TEST_ACTOR, { business, date, amountCents, vendor: { name: vendorName }, accountId: accountIdByName(db, businessId, 'Office Supplies') })
+            .transactionId;
+        }),
+      );
+    const fingerprintOf = (transactionId: string) =>
+      cli.withDb((db) => (db.prepare('SELECT import_fingerprint FROM transactions WHERE id = ?').get(transactionId) as { import_fingerprint: string | null }).import_fingerprint);
+    const entryCount = () => cli.withDb((db) => Number((db.prepare('SELECT count(*) AS n FROM journal_entries').get() as { n: bigint }).n));
+
+    it('does not queue the bank line of a recorded expense (accepting it would book the expense twice)', async () => {
+      const recorded = recordOne('2026-03-01', 4599n, 'Crema Coffee Roasters');
+      const entries = entryCount();
+      const result = await importText(`${HEADER}\n2026-03-03,CREMA COFFEE ROASTERS 0042,-45.99,crema coffee roasters\n2026-03-03,Flour,-62.00,Miller\n`);
+      expectOk(result);
+      expect(result.stdout).to.equal(
+        'Imported 2 rows into Lakeside Bakery: 1 new (1 in the review queue, 0 money in), 0 already imported, 1 already recorded as expenses.\n',
+      );
+      expect(reviewItems()).to.have.length(1);
+      expect(transactions().filter((row) => row.source === 'csv').map((row) => row.description)).to.deep.equal(['Flour']);
+      expect(fingerprintOf(recorded), 'the expense takes the row\'s fingerprint').to.match(/^[0-9a-f]{64}$/);
+      expect(entryCount(), 'nothing posted').to.equal(entries);
+      expect(JSON.parse(auditRows('bank.import')[0]!.detail_json)).to.include({ alreadyRecorded: 1, queued: 1 });
+    });
+
+    it('counts the row as a duplicate when the statement is imported again', async () => {
+      recordOne('2026-03-01', 4599n, 'Crema Coffee Roasters');
+      const path = writeStatement(`${HEADER}\n2026-03-02,Crema,-45.99,\n`);
+      expect(parseOneObject((await importFile(path, ['--json'])).stdout)).to.deep.equal({ imported: 0, duplicates: 0, alreadyRecorded: 1, queued: 0 });
+      expect(parseOneObject((await importFile(path, ['--json'])).stdout)).to.deep.equal({ imported: 0, duplicates: 1, alreadyRecorded: 0, queued: 0 });
+    });
+
+    it('matches each expense once: a second identical line is queued', async () => {
+      recordOne('2026-03-01', 450n, 'Blue Bottle');
+      const result = await importText(`${HEADER}\n2026-03-01,Coffee,-4.50,Blue Bottle\n2026-03-01,Coffee,-4.50,Blue Bottle\n`, ['--json']);
+      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 1, duplicates: 0, alreadyRecorded: 1, queued: 1 });
+      // A later statement with a third coffee two days on does not match the expense again.
+      const later = await importText(`${HEADER}\n2026-03-03,Coffee,-4.50,Blue Bottle\n`, ['--json']);
+      expect(parseOneObject(later.stdout)).to.deep.equal({ imported: 1, duplicates: 0, alreadyRecorded: 0, queued: 1 });
+    });
+
+    it('matches the expense nearest in date', async () => {
+      const far = recordOne('2026-03-01', 1000n, 'Miller');
+      const near = recordOne('2026-03-05', 1000n, 'Miller');
+      expectOk(await importText(`${HEADER}\n2026-03-06,Miller,-10.00,\n`));
+      expect([fingerprintOf(far), fingerprintOf(near) !== null]).to.deep.equal([null, true]);
+    });
+
+    it('queues a line that differs in amount, in vendor, or lies more than 5 days from the expense', async () => {
+      const recorded = recordOne('2026-03-10', 4599n, 'Crema Coffee Roasters');
+      const result = await importText(
+        `${HEADER}\n2026-03-10,Crema,-46.00,Crema Coffee Roasters\n2026-03-10,Coffee,-45.99,Blue Bottle\n2026-03-04,Crema,-45.99,Crema Coffee Roasters\n2026-03-16,Crema,-45.99,Crema Coffee Roasters\n`,
+        ['--json'],
+      );
+      expect(parseOneObject(result.stdout)).to.deep.equal({ imported: 4, duplicates: 0, alreadyRecorded: 0, queued: 4 });
+      expect(fingerprintOf(recorded)).to.equal(null);
+      // 5 days either side is still a match.
+      const edge = await importText(`${HEADER}\n2026-03-15,Crema,-45.99,Crema Coffee Roasters\n`, ['--json']);
+      expect(parseOneObject(edge.stdout)).to.deep.include({ alreadyRecorded: 1 });
+    });
+  });
+
+  describe('closed periods', () => {
+    const lock = async (through: string) => expectOk(await cli.run(['period', 'lock', '--business', businessId, '--through', through]));
+
+    it('refuses a file with new money out dated in a closed period, naming each row, and writes nothing', async () => {
+      await lock('2026-02-28');
+      await expectRefused(`${HEADER}\n2026-02-27,Rent,-1200.00,\n2026-03-01,Coffee,-4.50,\n2026-02-28,Gas,-30.00,\n`, [
+        'row 1: date 2026-02-27 falls in a closed period (locked through 2026-02-28): it could never be booked',
+        'row 3: date 2026-02-28 falls in a closed period (locked through 2026-02-28): it could never be booked',
+      ]);
+    });
+
+    it('takes money in, rows already imported and recorded expenses in a closed period', async () => {
+      recordOneExpense();
+      const path = writeStatement(`${HEADER}\n2026-02-20,Rent,-1200.00,\n2026-02-21,Deposit,500.00,\n`);
+      expectOk(await importFile(path));
+      await lock('2026-02-28');
+      const again = await importText(`${HEADER}\n2026-02-20,Rent,-1200.00,\n2026-02-21,Deposit,500.00,\n2026-02-22,Refund,12.00,\n2026-02-11,Coffee,-4.50,Blue Bottle\n`, ['--json']);
+      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 1, duplicates: 2, alreadyRecorded: 1, queued: 0 });
+    });
+
+    function recordOneExpense(): void {
+      cli.withDb((db) =>
+        inTransaction(db, () =>
+          recordExpense(db, cli.clock, TEST_ACTOR, {
+            business: getBusiness(db, businessId),
+            date: '2026-02-10',
+            amountCents: 450n,
+            vendor: { name: 'Blue Bottle' },
+            accountId: accountIdByName(db, businessId, 'Office Supplies'),
+          }),
+        ),
+      );
+    }
   });
 
   describe('large files', () => {
@@ -425,7 +549,7 @@ describe('daybook import bank', () => {
       const startedAgain = performance.now();
       const again = await importFile(path, ['--json']);
       const secondsAgain = (performance.now() - startedAgain) / 1000;
-      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 0, duplicates: 50_000, queued: 0 });
+      expect(parseOneObject(again.stdout)).to.deep.equal({ imported: 0, duplicates: 50_000, alreadyRecorded: 0, queued: 0 });
       console.log(`      import bank again (all duplicates): ${secondsAgain.toFixed(2)} s, ${Math.round(50_000 / secondsAgain)} rows/s`);
     });
   });

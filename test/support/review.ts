@@ -7,8 +7,8 @@ import { accountIdByName } from './factories.js';
 import { addTransactionRow } from './register.js';
 
 /**
- * Puts items in the review queue the way a bank import does (src/books/bank-import.ts is being
- * written): a transactions row (source csv, status pending, direction out, no account or entry,
+ * Puts items in the review queue as a bank import leaves them, with the proposal the test
+ * chooses (test/api/review-import.test.ts runs the real importer end to end): a transactions row (source csv, status pending, direction out, no account or entry,
  * the proposal's rationale) and a review_queue_items row holding the categoriser's proposal,
  * both recorded at the app clock's now.
  */

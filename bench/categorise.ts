@@ -1,0 +1,40 @@
+/**
+ * How fast the categoriser builds and proposes: a business with a generated history of booked
+ * payments (80 % of 5,000, by date), then every held-out payment proposed until at least
+ * BENCH_PROPOSALS proposals (default 100,000) have been made. Prints build time and
+ * proposals per second.
+ */
+import { performance } from 'node:perf_hooks';
+import { categoriserFor } from '../src/books/categorise/index.js';
+import { freshDb } from '../test/support/db.js';
+import { generateExpenseHistory, insertExpenseHistory } from '../test/support/expense-history.js';
+import { buildBusiness, testClock } from '../test/support/factories.js';
+
+const temp = await freshDb();
+try {
+  const business = buildBusiness(temp.db, testClock());
+  const history = generateExpenseHistory(20260315, 5000);
+  const cutDate = history[Math.floor(history.length * 0.8)]!.date;
+  const training = history.filter((expense) => expense.date < cutDate);
+  const inputs = history
+    .filter((expense) => expense.date >= cutDate)
+    .map((expense) => ({ description: expense.description, vendorName: expense.vendorName, amountCents: expense.amountCents }));
+  insertExpenseHistory(temp.db, business, training);
+
+  const buildStarted = performance.now();
+  const categoriser = categoriserFor(temp.db, business.id);
+  const buildMs = performance.now() - buildStarted;
+
+  const target = Number(process.env.BENCH_PROPOSALS ?? 100_000);
+  let proposals = 0;
+  const started = performance.now();
+  while (proposals < target) {
+    for (const input of inputs) categoriser.propose(input);
+    proposals += inputs.length;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`categoriser built from ${training.length} booked payments in ${buildMs.toFixed(1)} ms`);
+  console.log(`${proposals} proposals in ${(seconds * 1000).toFixed(0)} ms: ${Math.round(proposals / seconds).toLocaleString('en-US')} a second`);
+} finally {
+  temp.close();
+}
