@@ -2,6 +2,7 @@ import type { Business } from '../../src/books/businesses.js';
 import { listPostableAccounts } from '../../src/books/chart.js';
 import { inTransaction, type Db } from '../../src/db/connection.js';
 import { foldName } from '../../src/names.js';
+import { seededRandom } from '../../src/seeded-random.js';
 
 /**
  * A generated expense history for testing the categoriser: seeded and deterministic, several
@@ -19,17 +20,6 @@ export interface GeneratedExpense {
   accountName: string;
 }
 
-/** mulberry32: a small, seeded, well-mixed generator; the same seed always gives the same history. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Random = () => number;
 
