@@ -2,6 +2,10 @@ CREATE INDEX api_keys_tenant ON api_keys(tenant_id);
 
 CREATE INDEX audit_log_tenant_at ON audit_log(tenant_id, at);
 
+CREATE INDEX bill_payments_bill ON bill_payments(bill_id, paid_on);
+
+CREATE INDEX bills_open ON bills(business_id, closed_on);
+
 CREATE INDEX businesses_tenant ON businesses(tenant_id, name);
 
 CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key, id);
@@ -15,6 +19,8 @@ CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id);
 CREATE INDEX invoice_reminders_invoice ON invoice_reminders(invoice_id, reminded_at);
 
 CREATE INDEX invoices_customer ON invoices(customer_id);
+
+CREATE INDEX invoices_open ON invoices(business_id, closed_on);
 
 CREATE INDEX invoices_register ON invoices(business_id, issue_date DESC, created_at DESC, id DESC);
 
@@ -87,6 +93,15 @@ CREATE TABLE audit_log (
     at TEXT NOT NULL
   ) STRICT;
 
+CREATE TABLE bill_payments (
+    id TEXT PRIMARY KEY,
+    bill_id TEXT NOT NULL REFERENCES bills(id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0 AND amount_cents < 1000000000000000),
+    paid_on TEXT NOT NULL CHECK (paid_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+    journal_entry_id TEXT NOT NULL REFERENCES journal_entries(id),
+    created_at TEXT NOT NULL
+  ) STRICT;
+
 CREATE TABLE bills (
     id TEXT PRIMARY KEY,
     business_id TEXT NOT NULL REFERENCES businesses(id),
@@ -98,7 +113,7 @@ CREATE TABLE bills (
     paid_cents INTEGER NOT NULL DEFAULT 0 CHECK (paid_cents >= 0 AND paid_cents <= amount_cents),
     ledger_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
     journal_entry_id TEXT NOT NULL REFERENCES journal_entries(id),
-    created_at TEXT NOT NULL,
+    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     CHECK (due_date >= issue_date),
     UNIQUE (business_id, vendor_id, number)
   ) STRICT;
@@ -239,7 +254,7 @@ CREATE TABLE invoices (
     sent_at TEXT,
     viewed_at TEXT,
     voided_at TEXT,
-    created_at TEXT NOT NULL,
+    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     CHECK (due_date >= issue_date),
     CHECK (total_cents = subtotal_cents + tax_cents),
     UNIQUE (business_id, number)
@@ -287,6 +302,17 @@ CREATE TABLE ledger_accounts (
     UNIQUE (business_id, code),
     UNIQUE (business_id, system_role)
   ) STRICT;
+
+CREATE TABLE ledger_balances (
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    span TEXT NOT NULL CHECK (span IN ('day','month','year')),
+    period_start TEXT NOT NULL CHECK (period_start GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+    ledger_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+    basis TEXT NOT NULL CHECK (basis IN ('both','accrual','cash')),
+    debit_cents INTEGER NOT NULL CHECK (debit_cents >= 0),
+    credit_cents INTEGER NOT NULL CHECK (credit_cents >= 0),
+    PRIMARY KEY (business_id, span, period_start, ledger_account_id, basis)
+  ) STRICT, WITHOUT ROWID;
 
 CREATE TABLE period_locks (
     id TEXT PRIMARY KEY,
@@ -376,6 +402,36 @@ CREATE TRIGGER audit_log_no_replace BEFORE INSERT ON audit_log
 CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
 
+CREATE TRIGGER bill_payments_no_delete BEFORE DELETE ON bill_payments
+   BEGIN SELECT RAISE(ABORT, 'bill payments are immutable'); END;
+
+CREATE TRIGGER bill_payments_no_update BEFORE UPDATE ON bill_payments
+   BEGIN SELECT RAISE(ABORT, 'bill payments are immutable'); END;
+
+CREATE TRIGGER bill_payments_within_owed BEFORE INSERT ON bill_payments
+   WHEN NEW.amount_cents > (SELECT amount_cents - paid_cents FROM bills WHERE id = NEW.bill_id)
+     OR NEW.paid_on < (SELECT issue_date FROM bills WHERE id = NEW.bill_id)
+   BEGIN SELECT RAISE(ABORT, 'a bill payment is at most what is owed, on or after the bill''s date'); END;
+
+CREATE TRIGGER bills_closed_on_paid BEFORE UPDATE OF closed_on ON bills
+   WHEN NEW.closed_on IS NOT OLD.closed_on AND (OLD.closed_on IS NOT NULL OR NEW.paid_cents <> NEW.amount_cents)
+   BEGIN SELECT RAISE(ABORT, 'a bill is closed once, when it is paid in full'); END;
+
+CREATE TRIGGER bills_no_delete BEFORE DELETE ON bills
+   BEGIN SELECT RAISE(ABORT, 'bills are kept; they are part of the books'); END;
+
+CREATE TRIGGER bills_paid_is_payments BEFORE UPDATE OF paid_cents ON bills
+   WHEN NEW.paid_cents <> (SELECT coalesce(sum(amount_cents), 0) FROM bill_payments WHERE bill_id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'a bill''s paid amount is the sum of its recorded payments'); END;
+
+CREATE TRIGGER bills_start_unpaid BEFORE INSERT ON bills
+   WHEN NEW.paid_cents <> 0 OR NEW.closed_on IS NOT NULL
+   BEGIN SELECT RAISE(ABORT, 'a bill starts unpaid; payments are recorded in bill_payments'); END;
+
+CREATE TRIGGER bills_terms_fixed BEFORE UPDATE OF business_id, vendor_id, number, issue_date, due_date, amount_cents,
+     ledger_account_id, journal_entry_id, created_at ON bills
+   BEGIN SELECT RAISE(ABORT, 'a bill keeps its vendor, number, dates, amount, account and posting'); END;
+
 CREATE TRIGGER invoice_lines_delete_draft_only BEFORE DELETE ON invoice_lines
    WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'
    BEGIN SELECT RAISE(ABORT, 'invoice lines change only while the invoice is a draft'); END;
@@ -393,6 +449,10 @@ CREATE TRIGGER invoice_payments_no_delete BEFORE DELETE ON invoice_payments
 
 CREATE TRIGGER invoice_payments_no_update BEFORE UPDATE ON invoice_payments
    BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
+
+CREATE TRIGGER invoices_closed_on_settled BEFORE UPDATE OF closed_on ON invoices
+   WHEN NEW.closed_on IS NOT OLD.closed_on AND (OLD.closed_on IS NOT NULL OR NEW.status NOT IN ('paid', 'void'))
+   BEGIN SELECT RAISE(ABORT, 'an invoice is closed once, when it is paid in full or void'); END;
 
 CREATE TRIGGER invoices_paid_is_payments BEFORE UPDATE OF paid_cents ON invoices
    WHEN NEW.paid_cents <> (SELECT coalesce(sum(amount_cents), 0) FROM invoice_payments WHERE invoice_id = NEW.id)
@@ -417,6 +477,25 @@ CREATE TRIGGER journal_entries_no_replace BEFORE INSERT ON journal_entries
 
 CREATE TRIGGER journal_entries_no_update BEFORE UPDATE ON journal_entries
      BEGIN SELECT RAISE(ABORT, 'journal_entries rows are immutable; post a reversing entry instead'); END;
+
+CREATE TRIGGER journal_lines_balances AFTER INSERT ON journal_lines
+   BEGIN
+   INSERT INTO ledger_balances (business_id, span, period_start, ledger_account_id, basis, debit_cents, credit_cents)
+     VALUES (NEW.business_id, 'day', NEW.entry_date, NEW.ledger_account_id, NEW.basis,
+       CASE NEW.direction WHEN 'debit' THEN NEW.amount_cents ELSE 0 END, CASE NEW.direction WHEN 'credit' THEN NEW.amount_cents ELSE 0 END)
+     ON CONFLICT (business_id, span, period_start, ledger_account_id, basis)
+     DO UPDATE SET debit_cents = debit_cents + excluded.debit_cents, credit_cents = credit_cents + excluded.credit_cents;
+   INSERT INTO ledger_balances (business_id, span, period_start, ledger_account_id, basis, debit_cents, credit_cents)
+     VALUES (NEW.business_id, 'month', substr(NEW.entry_date, 1, 7) || '-01', NEW.ledger_account_id, NEW.basis,
+       CASE NEW.direction WHEN 'debit' THEN NEW.amount_cents ELSE 0 END, CASE NEW.direction WHEN 'credit' THEN NEW.amount_cents ELSE 0 END)
+     ON CONFLICT (business_id, span, period_start, ledger_account_id, basis)
+     DO UPDATE SET debit_cents = debit_cents + excluded.debit_cents, credit_cents = credit_cents + excluded.credit_cents;
+   INSERT INTO ledger_balances (business_id, span, period_start, ledger_account_id, basis, debit_cents, credit_cents)
+     VALUES (NEW.business_id, 'year', substr(NEW.entry_date, 1, 4) || '-01-01', NEW.ledger_account_id, NEW.basis,
+       CASE NEW.direction WHEN 'debit' THEN NEW.amount_cents ELSE 0 END, CASE NEW.direction WHEN 'credit' THEN NEW.amount_cents ELSE 0 END)
+     ON CONFLICT (business_id, span, period_start, ledger_account_id, basis)
+     DO UPDATE SET debit_cents = debit_cents + excluded.debit_cents, credit_cents = credit_cents + excluded.credit_cents;
+   END;
 
 CREATE TRIGGER journal_lines_closed_entry BEFORE INSERT ON journal_lines
    WHEN NEW.line_no > (SELECT line_count FROM journal_entries WHERE id = NEW.entry_id)
@@ -455,6 +534,9 @@ CREATE TRIGGER ledger_accounts_posted_fixed BEFORE UPDATE OF business_id, type, 
    WHEN (NEW.business_id IS NOT OLD.business_id OR NEW.type IS NOT OLD.type OR NEW.is_heading IS NOT OLD.is_heading)
      AND EXISTS (SELECT 1 FROM journal_lines WHERE ledger_account_id = OLD.id)
    BEGIN SELECT RAISE(ABORT, 'ledger account has postings: its business, type and heading flag cannot change'); END;
+
+CREATE TRIGGER ledger_balances_no_delete BEFORE DELETE ON ledger_balances
+   BEGIN SELECT RAISE(ABORT, 'ledger balances follow the journal; they are never deleted'); END;
 
 CREATE TRIGGER period_locks_forward_only BEFORE INSERT ON period_locks
    WHEN EXISTS (SELECT 1 FROM period_locks WHERE business_id = NEW.business_id AND locked_through >= NEW.locked_through)

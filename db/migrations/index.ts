@@ -5,6 +5,7 @@ import * as ledgerGuards from './20261123_0003_ledger_guards.js';
 import * as pagedLists from './20261123_0004_paged_lists.js';
 import * as invoicing from './20261123_0005_invoicing.js';
 import * as reviewQueue from './20261123_0006_review_queue.js';
+import * as reports from './20261123_0007_reports.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -31,4 +32,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0004_paged_lists', module: pagedLists },
   { name: '20261123_0005_invoicing', module: invoicing },
   { name: '20261123_0006_review_queue', module: reviewQueue },
+  { name: '20261123_0007_reports', module: reports },
 ];

@@ -1,4 +1,5 @@
 import { CLI_ACTOR } from '../../src/books/audit.js';
+import { createBill, payBill } from '../../src/books/bills.js';
 import { type Basis, type Business, createBusiness } from '../../src/books/businesses.js';
 import { listPostableAccounts, systemAccountId } from '../../src/books/chart.js';
 import { importBankStatement, parseStatement } from '../../src/books/bank-import.js';
@@ -16,11 +17,13 @@ import { type Clock, todayUtc } from '../../src/clock.js';
 import { addDays } from '../../src/dates.js';
 import { type Db, inTransaction } from '../../src/db/connection.js';
 import { type Currency, FOREIGN_CURRENCIES, type ForeignCurrency } from '../../src/money.js';
+import { seededRandom } from '../../src/seeded-random.js';
 
 /**
  * Demo books: one firm with two client businesses (one per basis), their customers in five
- * currencies, a dozen vendors, and two years of expenses dated relative to the clock, so every
- * list the API serves has real pages. Everything goes through the books functions the API
+ * currencies, a dozen vendors, two years of expenses and weekly takings, and bills in every
+ * aging bucket, dated relative to the clock, so every list and report the API serves has real
+ * pages and figures. Everything goes through the books functions the API
  * uses, in one transaction, and the same clock gives the same books.
  */
 
@@ -49,11 +52,26 @@ interface DemoVendor {
   memo?: string;
 }
 
+/** A bill from a vendor: issued and due (days before today), its account, and what was paid when. */
+interface DemoBill {
+  vendor: string;
+  number: string;
+  issuedDaysAgo: number;
+  termsDays: number;
+  amountCents: bigint;
+  account: string;
+  payments: Array<[daysAgo: number, amountCents: bigint]>;
+}
+
 interface DemoBusiness {
   name: string;
   basis: Basis;
   openingDepositCents: bigint;
   vendors: DemoVendor[];
+  /** Takings deposited every week: the revenue account, a memo, cents before the spread. */
+  weeklyTakings: { account: string; memo: string; typicalCents: bigint };
+  /** Bills in every aging bucket, some paid in part or whole. */
+  bills: DemoBill[];
 }
 
 const DEMO_BUSINESSES: DemoBusiness[] = [
@@ -70,6 +88,15 @@ const DEMO_BUSINESSES: DemoBusiness[] = [
       { name: 'Square Deal Insurance', account: 'Insurance', everyDays: 91, typicalCents: 64_250n, memo: 'General liability, quarterly' },
       { name: 'Tally Cloud', account: 'Software and Subscriptions', everyDays: 30, typicalCents: 4_900n, memo: 'Point of sale' },
     ],
+    weeklyTakings: { account: 'Sales', memo: 'Card and cash takings for the week', typicalCents: 420_000n },
+    bills: [
+      { vendor: 'Northwind Flour Mill', number: 'NF-2188', issuedDaysAgo: 110, termsDays: 30, amountCents: 184_000n, account: 'Office Supplies', payments: [[82, 184_000n]] },
+      { vendor: 'Northwind Flour Mill', number: 'NF-2201', issuedDaysAgo: 75, termsDays: 30, amountCents: 162_500n, account: 'Office Supplies', payments: [] },
+      { vendor: 'Northwind Flour Mill', number: 'NF-2214', issuedDaysAgo: 20, termsDays: 30, amountCents: 171_250n, account: 'Office Supplies', payments: [] },
+      { vendor: 'Lakeshore Power & Gas', number: 'LPG-1026', issuedDaysAgo: 40, termsDays: 21, amountCents: 38_420n, account: 'Utilities', payments: [[12, 20_000n]] },
+      { vendor: 'Bayside Oven Repair', number: 'BOR-55', issuedDaysAgo: 100, termsDays: 30, amountCents: 45_000n, account: 'Contractors', payments: [] },
+      { vendor: 'Square Deal Insurance', number: 'SDI-778', issuedDaysAgo: 130, termsDays: 14, amountCents: 96_000n, account: 'Insurance', payments: [[60, 30_000n]] },
+    ],
   },
   {
     name: 'Ridgeline Landscaping',
@@ -83,6 +110,13 @@ const DEMO_BUSINESSES: DemoBusiness[] = [
       { name: 'Iron & Oak Tools', account: 'Office Supplies', everyDays: 40, typicalCents: 12_999n },
       { name: 'Valley Bank', account: 'Bank Fees', everyDays: 30, typicalCents: 1_500n, memo: 'Monthly account fee' },
       { name: 'Brightside CPA', account: 'Professional Fees', everyDays: 91, typicalCents: 45_000n, memo: 'Quarterly books review' },
+    ],
+    weeklyTakings: { account: 'Service Revenue', memo: 'Payments for jobs done this week', typicalCents: 310_000n },
+    bills: [
+      { vendor: 'Greenleaf Nursery', number: 'GN-3301', issuedDaysAgo: 50, termsDays: 30, amountCents: 254_000n, account: 'Contractors', payments: [[10, 100_000n]] },
+      { vendor: 'Ridge Fuel Co-op', number: 'RF-912', issuedDaysAgo: 10, termsDays: 15, amountCents: 61_250n, account: 'Travel', payments: [] },
+      { vendor: 'Summit Tool Rental', number: 'STR-404', issuedDaysAgo: 95, termsDays: 30, amountCents: 38_000n, account: 'Office Supplies', payments: [] },
+      { vendor: 'Brightside CPA', number: 'BC-2026-3', issuedDaysAgo: 70, termsDays: 30, amountCents: 45_000n, account: 'Professional Fees', payments: [[35, 45_000n]] },
     ],
   },
 ];
@@ -230,17 +264,6 @@ function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoIn
   run(db, "UPDATE email_outbox SET status = 'sent', attempts = 1, sent_at = created_at WHERE business_id = ?", business.id);
 }
 
-/** A small deterministic generator (mulberry32): the same seed gives the same demo books. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** typicalCents spread by up to ±20 %, in whole cents (integer arithmetic on the cents). */
 function spread(typicalCents: bigint, random: () => number): bigint {
@@ -279,6 +302,47 @@ function seedExpenses(db: Db, clock: Clock, business: Business, demo: DemoBusine
         ...(vendor.memo ? { memo: vendor.memo } : {}),
       });
     }
+  }
+}
+
+/** The week's takings deposited every seventh day of the history, posted to revenue against the bank. */
+function seedTakings(db: Db, clock: Clock, business: Business, demo: DemoBusiness, random: () => number): void {
+  const today = todayUtc(clock);
+  const revenueId = listPostableAccounts(db, business.id).find((account) => account.name === demo.weeklyTakings.account)?.id;
+  if (!revenueId) throw new Error(`seedDemo: the standard chart has no account named ${demo.weeklyTakings.account}`);
+  for (let daysAgo = DEMO_HISTORY_DAYS - 3; daysAgo >= 1; daysAgo -= 7) {
+    const amountCents = spread(demo.weeklyTakings.typicalCents, random);
+    postEntry(db, clock, CLI_ACTOR, {
+      businessId: business.id,
+      date: addDays(today, -daysAgo),
+      memo: demo.weeklyTakings.memo,
+      sourceType: 'manual',
+      lines: [
+        { accountId: systemAccountId(db, business.id, 'bank'), direction: 'debit', amountCents },
+        { accountId: revenueId, direction: 'credit', amountCents },
+      ],
+    });
+  }
+}
+
+/** The business's bills, through createBill and payBill as `daybook bill create` and `bill pay` record them. */
+function seedBills(db: Db, clock: Clock, business: Business, demo: DemoBusiness): void {
+  const today = todayUtc(clock);
+  const accountIds = new Map(listPostableAccounts(db, business.id).map((account) => [account.name, account.id]));
+  for (const bill of demo.bills) {
+    const accountId = accountIds.get(bill.account);
+    if (!accountId) throw new Error(`seedDemo: the standard chart has no account named ${bill.account}`);
+    const issueDate = addDays(today, -bill.issuedDaysAgo);
+    const created = createBill(db, clock, CLI_ACTOR, {
+      businessId: business.id,
+      vendorName: bill.vendor,
+      number: bill.number,
+      issueDate,
+      dueDate: addDays(issueDate, bill.termsDays),
+      amountCents: bill.amountCents,
+      accountId,
+    });
+    for (const [daysAgo, amountCents] of bill.payments) payBill(db, clock, CLI_ACTOR, { billId: created.id, amountCents, date: addDays(today, -daysAgo) });
   }
 }
 
@@ -368,6 +432,8 @@ export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {
       const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: demo.name, basis: demo.basis });
       postOpeningDeposit(db, clock, business, demo.openingDepositCents);
       seedExpenses(db, clock, business, demo, random);
+      seedTakings(db, clock, business, demo, random);
+      seedBills(db, clock, business, demo);
       seedInvoices(db, clock, business, index === 0 ? BAKERY_INVOICES : LANDSCAPING_INVOICES, customers, options.siteUrl ?? DEMO_SITE_URL);
       seedStatements(db, clock, business);
       return { id: business.id, name: business.name };

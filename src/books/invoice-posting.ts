@@ -224,7 +224,16 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
     nowIso(clock),
   );
   const settles = input.amountCents === balanceCents;
-  run(db, 'UPDATE invoices SET paid_cents = paid_cents + ?, status = ? WHERE id = ?', input.amountCents, settles ? 'paid' : 'partially_paid', invoice.id);
+  // Paid in full from the latest payment's date (payments may be recorded out of date order).
+  const closedOn = settles ? invoice.payments.reduce((latest, payment) => maxDate(latest, payment.paidAt), input.paidAt) : null;
+  run(
+    db,
+    'UPDATE invoices SET paid_cents = paid_cents + ?, status = ?, closed_on = ? WHERE id = ?',
+    input.amountCents,
+    settles ? 'paid' : 'partially_paid',
+    closedOn,
+    invoice.id,
+  );
   recordAudit(db, clock, actor, {
     tenantId: invoice.tenantId,
     businessId: invoice.businessId,
@@ -394,13 +403,14 @@ export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: strin
     throw conflict(`invoice ${invoice.number} has payments recorded; it cannot be voided`);
   }
   assertStatus(invoice, ['draft', 'sent', 'viewed', 'overdue'], 'voided');
+  // Never before the posting it reverses: an invoice may be issued (and sent) for a later day.
+  const voidDate = maxDate(todayUtc(clock), invoice.issueDate);
   if (invoice.journalEntryId) {
     withPostingFields({ period_locked: 'date', account_archived: 'id' }, () =>
-      // Never before the posting it reverses: an invoice may be issued (and sent) for a later day.
-      reverseEntry(db, clock, actor, invoice.journalEntryId!, maxDate(todayUtc(clock), invoice.issueDate), `Void of invoice ${invoice.number}`),
+      reverseEntry(db, clock, actor, invoice.journalEntryId!, voidDate, `Void of invoice ${invoice.number}`),
     );
   }
-  run(db, "UPDATE invoices SET status = 'void', voided_at = ? WHERE id = ?", nowIso(clock), invoice.id);
+  run(db, "UPDATE invoices SET status = 'void', voided_at = ?, closed_on = ? WHERE id = ?", nowIso(clock), voidDate, invoice.id);
   recordAudit(db, clock, actor, {
     tenantId: invoice.tenantId,
     businessId: invoice.businessId,

@@ -80,3 +80,9 @@ export function choiceOption(flags: string, description: string, choices: readon
 export function planOption(): Option {
   return choiceOption('--plan <plan>', 'plan tier (bounds active keys and rate budgets)', PLAN_NAMES);
 }
+
+/** Whole cents: digits only, as the API writes money. */
+export function cents(value: string): bigint {
+  if (!/^[0-9]{1,16}$/.test(value)) throw new InvalidArgumentError('Must be whole cents written as digits (e.g. 125000 for $1,250.00).');
+  return BigInt(value);
+}

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { UsageError } from './errors.js';
+import { existsSync, writeSync } from 'node:fs';
+import { OutputClosed, OutputFailed, UsageError } from './errors.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
@@ -17,9 +17,33 @@ export interface CliIo {
   stop?: AbortSignal;
 }
 
+const AWAIT_READER = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes to stdout synchronously, so a failure is known at the write that met it rather than
+ * after the command has finished: a reader that stops early (`daybook export ledger | head`)
+ * ends the command quietly at once, as it does any Unix tool, and a full disk stops it with
+ * the reason before it claims to have written anything.
+ */
+function writeStdout(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(1, bytes, written);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A pipe left non-blocking by another process: wait for the reader, then go on.
+      if (code === 'EAGAIN') Atomics.wait(AWAIT_READER, 0, 0, 5);
+      else if (code === 'EPIPE') throw new OutputClosed('the reader of standard output has gone');
+      else throw new OutputFailed(`cannot write to standard output: ${code === 'ENOSPC' ? 'the disk is full' : (code ?? (error as Error).message)}`);
+    }
+  }
+}
+
 export function defaultIo(overrides: Partial<CliIo> = {}): CliIo {
   return {
-    stdout: (text) => void process.stdout.write(text),
+    stdout: writeStdout,
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
     clock: systemClock,

@@ -8,10 +8,27 @@ import { UNSAFE_TO_SHOW } from '../names.js';
 export const EXIT_OK = 0;
 export const EXIT_UNEXPECTED = 1;
 export const EXIT_BAD_ARGUMENTS = 2;
+/** A check the command ran found the books wrong (`daybook verify`). */
+export const EXIT_CHECK_FAILED = 3;
 
 /** A command was called wrongly in a way commander cannot see (e.g. `account set` with no change). */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** A check ran and found the books wrong; the command has said what on stderr already. */
+export class CheckFailed extends Error {
+  override name = 'CheckFailed';
+}
+
+/** Whoever read standard output stopped reading (`| head`): the command ends quietly, like any Unix tool. */
+export class OutputClosed extends Error {
+  override name = 'OutputClosed';
+}
+
+/** Standard output could not be written (a full disk): exit 1 with the reason, as for any failure outside the books. */
+export class OutputFailed extends Error {
+  override name = 'OutputFailed';
 }
 
 /** Commander's own messages start with "error: "; ours carry the `daybook:` prefix instead. */
@@ -63,6 +80,9 @@ export interface Failure {
  */
 export function describeFailure(error: unknown, helpOnError = ''): Failure {
   if (error instanceof CommanderError && error.exitCode === EXIT_OK) return { exitCode: EXIT_OK, line: null };
+  if (error instanceof OutputClosed) return { exitCode: EXIT_OK, line: null };
+  if (error instanceof OutputFailed) return { exitCode: EXIT_UNEXPECTED, line: `daybook: ${oneLine(error.message)}` };
+  if (error instanceof CheckFailed) return { exitCode: EXIT_CHECK_FAILED, line: `daybook: ${oneLine(error.message)}` };
   if (isBadArguments(error)) {
     const message = error instanceof CommanderError ? commanderMessage(error, helpOnError) : (error as Error).message;
     return { exitCode: EXIT_BAD_ARGUMENTS, line: `daybook: ${oneLine(message)}` };

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './tenants.js';
+import { registerBillCommands } from './bills.js';
 import { registerBusinessCommands } from './businesses.js';
 import { type CliIo, defaultIo } from './context.js';
 import { registerDemoCommand } from './demo.js';
 import { describeFailure, EXIT_OK } from './errors.js';
+import { registerExportCommands } from './export.js';
 import { registerImportCommands } from './import.js';
 import { registerInvoiceCommands } from './invoices.js';
 import { registerKeyCommands } from './keys.js';
@@ -11,6 +13,7 @@ import { registerMigrateCommand } from './migrate.js';
 import { registerPeriodCommands } from './periods.js';
 import { registerRateCommands } from './rates.js';
 import { registerServeCommand } from './serve.js';
+import { registerVerifyCommand } from './verify.js';
 
 export type { CliIo } from './context.js';
 
@@ -42,6 +45,9 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerRateCommands(program, io);
   registerInvoiceCommands(program, io);
   registerImportCommands(program, io);
+  registerExportCommands(program, io);
+  registerBillCommands(program, io);
+  registerVerifyCommand(program, io);
   return program;
 }
 

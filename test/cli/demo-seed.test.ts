@@ -8,6 +8,9 @@ import { listReviewQueue } from '../../src/books/review.js';
 import { refreshToday } from '../../src/books/today.js';
 import { authenticateKey, listKeys } from '../../src/books/keys.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
+import { payablesAging } from '../../src/books/reports/aging.js';
+import { profitAndLoss } from '../../src/books/reports/statements.js';
+import { verifyBalances } from '../../src/books/reports/verify.js';
 import { fixedClock } from '../../src/clock.js';
 import { addDays } from '../../src/dates.js';
 import { all } from '../../src/db/statements.js';
@@ -57,7 +60,7 @@ describe('demo seed (db/seeds/demo.ts)', () => {
       expect(entries.length).to.be.at.least(150);
       expect(entries[0]?.source_type).to.equal('opening_balance');
       expect(entries.slice(1).map((entry) => entry.source_type)).to.satisfy((types: string[]) =>
-        types.every((type) => ['expense', 'invoice', 'invoice_payment', 'reversal'].includes(type)),
+        types.every((type) => ['expense', 'invoice', 'invoice_payment', 'reversal', 'manual', 'bill', 'bill_payment'].includes(type)),
       );
       const first = addDays('2026-03-15', -DEMO_HISTORY_DAYS - 1);
       for (const entry of entries) {
@@ -70,10 +73,24 @@ describe('demo seed (db/seeds/demo.ts)', () => {
   it('holds a few hundred expenses from a dozen vendors, as POST /expenses records them', () => {
     const demo = seedDemo(temp.db, clock);
     const count = (sql: string, ...params: unknown[]) => Number(Object.values(temp.db.prepare(sql).get(...params) as Record<string, bigint>)[0]);
-    expect(count('SELECT count(*) FROM vendors WHERE tenant_id = ?', demo.tenantId)).to.equal(12);
+    // Twelve paid through expenses; two more only send bills.
+    expect(count('SELECT count(*) FROM vendors WHERE tenant_id = ?', demo.tenantId)).to.equal(14);
     const expenses = count('SELECT count(*) FROM expenses');
     expect(expenses).to.be.within(300, 700);
     expect(count("SELECT count(*) FROM transactions WHERE source = 'manual' AND status = 'accepted'")).to.equal(expenses);
+  });
+
+  it('holds bills in every aging bucket, weekly takings, and profitable years; the stored balances agree with the lines', () => {
+    const demo = seedDemo(temp.db, clock);
+    const [bakery, landscaping] = demo.businesses.map((business) => getBusiness(temp.db, business.id));
+    const aging = payablesAging(temp.db, bakery!.id, '2026-03-15');
+    expect(Object.entries(aging.buckets).filter(([, cents]) => cents > 0n).map(([bucket]) => bucket)).to.deep.equal(['current', 'd1_30', 'd31_60', 'd61_90', 'd90plus']);
+    expect(payablesAging(temp.db, landscaping!.id, '2026-03-15').items.map((item) => item.number)).to.deep.equal(['GN-3301', 'RF-912', 'STR-404']);
+    for (const business of [bakery!, landscaping!]) {
+      const year = profitAndLoss(temp.db, business, '2025-03-16', '2026-03-15');
+      expect(year.totals.netIncomeCents > 0n, `${business.name} made money over the last year`).to.equal(true);
+      expect(verifyBalances(temp.db, business.id).mismatchCount).to.equal(0);
+    }
   });
 
   it('holds customers in all five currencies, more than a page of them', () => {

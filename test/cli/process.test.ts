@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { expectOneErrorLine } from './support.js';
@@ -35,5 +37,52 @@ describe('daybook as a process', () => {
     expect(result.code).to.equal(2);
     expect(result.stdout).to.equal('');
     expectOneErrorLine(result.stderr);
+  });
+
+  describe('writing to standard output', () => {
+    let dir: string;
+    let db: string;
+    let businessId: string;
+    before(async function () {
+      this.timeout(20_000);
+      dir = mkdtempSync(join(tmpdir(), 'daybook-process-'));
+      db = join(dir, 'books.sqlite');
+      const account = JSON.parse((await spawnCli(['--db', db, '--json', 'account', 'create', '--name', 'Pipes Ltd'])).stdout) as { id: string };
+      const business = await spawnCli(['--db', db, '--json', 'business', 'create', '--account', account.id, '--name', 'Pipe Works']);
+      businessId = (JSON.parse(business.stdout) as { id: string }).id;
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** `daybook export ledger` in its own process, its stdout a pipe or an open file. */
+    function spawnExport(stdout: 'pipe' | number) {
+      return spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', db, 'export', 'ledger', '--business', businessId], {
+        cwd: projectRoot,
+        stdio: ['ignore', stdout, 'pipe'],
+      });
+    }
+
+    async function ended(child: ReturnType<typeof spawnExport>): Promise<{ code: number | null; stderr: string }> {
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stderr };
+    }
+
+    it('ends quietly with exit 0 when the reader has gone, without claiming to have exported', async () => {
+      const child = spawnExport('pipe');
+      // The reader goes before the export writes anything: the first write meets a closed pipe.
+      child.stdout!.destroy();
+      expect(await ended(child)).to.deep.equal({ code: 0, stderr: '' });
+    });
+
+    it('stops with exit 1 and one line saying why when the disk is full, without claiming to have exported', async function () {
+      if (!existsSync('/dev/full')) this.skip();
+      const full = openSync('/dev/full', 'w');
+      try {
+        expect(await ended(spawnExport(full))).to.deep.equal({ code: 1, stderr: 'daybook: cannot write to standard output: the disk is full\n' });
+      } finally {
+        closeSync(full);
+      }
+    });
   });
 });

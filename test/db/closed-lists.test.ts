@@ -7,6 +7,7 @@ import { INVOICE_STATUSES, PAYMENT_METHODS } from '../../src/books/invoices.js';
 import type { KeyAccess } from '../../src/books/keys.js';
 import { type Direction, type LineBasis, SOURCE_TYPES } from '../../src/books/ledger.js';
 import { PLAN_NAMES } from '../../src/books/plans.js';
+import { BALANCE_SPANS } from '../../src/books/reports/balances.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
 import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
 import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/books/outbox.js';
@@ -60,6 +61,8 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'businesses.basis', code: 'Basis', values: everyMemberOf<Basis>()(['accrual', 'cash']) },
   { column: 'journal_lines.direction', code: 'Direction', values: everyMemberOf<Direction>()(['debit', 'credit']) },
   { column: 'journal_lines.basis', code: 'LineBasis', values: everyMemberOf<LineBasis>()(['both', 'accrual', 'cash']) },
+  { column: 'ledger_balances.basis', code: 'LineBasis', values: everyMemberOf<LineBasis>()(['both', 'accrual', 'cash']) },
+  { column: 'ledger_balances.span', code: 'BALANCE_SPANS', values: BALANCE_SPANS },
   { column: 'api_keys.access', code: 'KeyAccess', values: everyMemberOf<KeyAccess>()(['read', 'read_write']) },
   { column: 'exchange_rates.source', code: 'RateSource', values: everyMemberOf<RateSource>()(['manual', 'frankfurter', 'ecb']) },
   { column: 'audit_log.actor_type', code: "Actor['type']", values: everyMemberOf<Actor['type']>()(['api_key', 'cli', 'system']) },

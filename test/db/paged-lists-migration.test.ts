@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import knexFactory from 'knex';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
 import { TEST_ACTOR, testClock } from '../support/factories.js';
 import { migrateLatest } from '../../src/db/migrate.js';
+import { migrateThrough } from '../support/db.js';
 
 /** Migration 0004 on books that already hold vendors: their case-folded name keys are filled in. */
 describe('migration 20261123_0004_paged_lists on existing books', () => {
@@ -16,23 +15,6 @@ describe('migration 20261123_0004_paged_lists on existing books', () => {
     dir = mkdtempSync(join(tmpdir(), 'daybook-migration-'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** Books as an installation that stopped at `last` has them. */
-  async function migrateThrough(path: string, last: string): Promise<void> {
-    const through = migrations.slice(0, migrations.findIndex((migration) => migration.name === last) + 1);
-    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: path }, useNullAsDefault: true });
-    try {
-      await knex.migrate.latest({
-        migrationSource: {
-          getMigrations: async () => through,
-          getMigrationName: (migration: MigrationEntry) => migration.name,
-          getMigration: async (migration: MigrationEntry) => migration.module,
-        },
-      });
-    } finally {
-      await knex.destroy();
-    }
-  }
 
   it('fills name_key for every vendor already there, and refolds every customer\'s, in any script', async () => {
     const path = join(dir, 'books.sqlite');

@@ -1,7 +1,9 @@
+import knexFactory from 'knex';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, openDb } from '../../src/db/connection.js';
+import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { ensureServerSecrets } from '../../src/books/secrets.js';
 import { fixedClock } from '../../src/clock.js';
@@ -29,4 +31,23 @@ export async function freshDb(): Promise<TempDb> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Migrates the file at `path` through the migration named `last`: books as an installation that stopped there has them. */
+export async function migrateThrough(path: string, last: string): Promise<void> {
+  const index = migrations.findIndex((migration) => migration.name === last);
+  if (index < 0) throw new Error(`migrateThrough: no migration ${last}`);
+  const through = migrations.slice(0, index + 1);
+  const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: path }, useNullAsDefault: true });
+  try {
+    await knex.migrate.latest({
+      migrationSource: {
+        getMigrations: async () => through,
+        getMigrationName: (migration: MigrationEntry) => migration.name,
+        getMigration: async (migration: MigrationEntry) => migration.module,
+      },
+    });
+  } finally {
+    await knex.destroy();
+  }
 }

@@ -4,6 +4,7 @@ import { listBusinesses } from './businesses.js';
 import { createCustomer, listCustomers } from './customers.js';
 import { createExpense } from './expenses.js';
 import { createInvoice, getInvoice, listInvoices, recordPaymentOperation, remindInvoiceOperation, sendInvoiceOperation } from './invoices.js';
+import { balanceSheetReport, payablesAgingReport, profitAndLossReport, receivablesAgingReport, trialBalanceReport } from './reports.js';
 import { acceptReviewItemOperation, listReviewQueueOperation } from './review.js';
 import { getToday } from './today.js';
 import { getTransaction, listTransactions } from './transactions.js';
@@ -28,4 +29,9 @@ export const operations: readonly Operation[] = [
   listReviewQueueOperation,
   acceptReviewItemOperation,
   getToday,
+  profitAndLossReport,
+  balanceSheetReport,
+  trialBalanceReport,
+  receivablesAgingReport,
+  payablesAgingReport,
 ];

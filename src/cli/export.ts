@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Basis } from '../books/businesses.js';
+import { findBusiness } from '../books/businesses.js';
+import { LEDGER_CLI_FIRST_DATE, type LedgerExportSummary, writeLedgerJournal } from '../books/reports/ledger-export.js';
+import { choiceOption, id } from './args.js';
+import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { UsageError } from './errors.js';
+
+const HELP_AFTER = `
+Writes the business's journal as plain-text accounting that hledger and ledger-cli both read,
+so an independent engine can recompute every balance. One transaction per journal entry (date
+order, then the order entries were written) holding the entry's lines of the chosen basis
+(default: the business's own); an entry with no line in that basis is left out. Each posting
+is the account's full path (chart names from the top down, joined by ":") and an amount such
+as USD 1234.56 (debits positive, credits negative).
+
+Without --to the journal is all that goes to stdout (a summary goes to stderr); with --to
+FILE it is written to FILE (replaced whole, or left as it was if the export fails) and a
+summary is printed. --json needs --to.
+
+Check the books:
+  daybook export ledger --business 85cb938c-... --to books.journal
+  hledger -f books.journal --strict balance --flat -e 2027-01-01   # -e is exclusive: through 2026-12-31
+  ledger -f books.journal --pedantic balance --flat
+--json: {"businessId", "basis", "entries", "lines", "file", "firstDate", "lastDate"}`;
+
+interface ExportOptions {
+  business: string;
+  basis?: Basis;
+  to?: string;
+}
+
+function why(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a folder';
+  if (code === 'ENOSPC') return 'the disk is full';
+  return code ?? (error as Error).message;
+}
+
+/**
+ * Runs `produce` with a writer into a new file beside `path`, then renames it over `path`:
+ * a failed export leaves `path` as it was and no partial file behind.
+ */
+function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) => void) => T): T {
+  try {
+    if (statSync(path).isDirectory()) throw new UsageError(`cannot write ${path}: it is a folder`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(temporary, 'wx', 0o644);
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${why(error)}`);
+  }
+  let done = false;
+  try {
+    const result = produce((chunk) => {
+      const bytes = Buffer.from(chunk, 'utf8');
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    });
+    closeSync(fd);
+    done = true;
+    renameSync(temporary, path);
+    return result;
+  } catch (error) {
+    if (!done) closeSync(fd);
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Already renamed or never written: nothing to clean.
+    }
+    // A failed system call on the file (full disk, ...) is the operator's to fix; anything else goes up as it is.
+    throw typeof (error as NodeJS.ErrnoException).syscall === 'string' ? new UsageError(`cannot write ${path}: ${why(error)}`) : error;
+  }
+}
+
+function describe(summary: LedgerExportSummary): string {
+  const entries = `${summary.entries} ${summary.entries === 1 ? 'entry' : 'entries'}`;
+  const lines = `${summary.lines} ${summary.lines === 1 ? 'line' : 'lines'}`;
+  return `${entries} (${lines}, ${summary.basis} basis) of ${summary.businessName}`;
+}
+
+async function exportLedger(options: ExportOptions, context: CommandContext): Promise<void> {
+  if (context.out.json && options.to === undefined) {
+    throw new UsageError('--json needs --to FILE: without it the journal itself is written to stdout');
+  }
+  const summary = await withBooks(context, (db) => {
+    // The id the operator typed, before any file is touched.
+    if (!findBusiness(db, options.business)) throw new UsageError(`no business with id ${options.business}`);
+    const exportTo = (write: (chunk: string) => void) =>
+      writeLedgerJournal(db, options.business, write, {
+        ...(options.basis ? { basis: options.basis } : {}),
+        onProgress: (lines) => context.out.note(`${lines} lines written…`),
+      });
+    return options.to === undefined ? exportTo((chunk) => context.io.stdout(chunk)) : writeFileAtomically(options.to, exportTo);
+  });
+  if (summary.firstDate !== null && summary.firstDate < LEDGER_CLI_FIRST_DATE) {
+    context.out.warn(`the journal has entries dated before ${LEDGER_CLI_FIRST_DATE} (the first on ${summary.firstDate}): hledger reads them, ledger-cli cannot`);
+  }
+  if (options.to === undefined) {
+    context.out.note(`exported ${describe(summary)}`);
+    return;
+  }
+  context.out.result(
+    {
+      businessId: summary.businessId,
+      basis: summary.basis,
+      entries: summary.entries,
+      lines: summary.lines,
+      file: options.to,
+      firstDate: summary.firstDate,
+      lastDate: summary.lastDate,
+    },
+    [`Exported ${describe(summary)} to ${options.to}.`],
+  );
+}
+
+export function registerExportCommands(program: Command, io: CliIo): void {
+  const group = program.command('export').description('export the books for other tools');
+  group
+    .command('ledger')
+    .description("write a business's journal as an hledger / ledger-cli journal, to check every figure with an independent engine")
+    .requiredOption('--business <id>', 'business id', id)
+    .addOption(choiceOption('--basis <basis>', "the view to export (default: the business's basis)", ['cash', 'accrual']))
+    .option('--to <file>', 'write the journal to FILE instead of stdout')
+    .addHelpText('after', HELP_AFTER)
+    .action(action(io, exportLedger));
+}
