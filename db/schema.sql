@@ -162,7 +162,7 @@ CREATE TABLE email_outbox (
     last_error TEXT,
     created_at TEXT NOT NULL,
     sent_at TEXT
-  , body_html TEXT) STRICT;
+  , body_html TEXT, claimed_until TEXT CHECK (claimed_until IS NULL OR claimed_until GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z')) STRICT;
 
 CREATE TABLE exchange_rates (
     currency TEXT NOT NULL CHECK (currency IN ('CAD','EUR','GBP','MXN')),
@@ -258,6 +258,21 @@ CREATE TABLE invoices (
     CHECK (due_date >= issue_date),
     CHECK (total_cents = subtotal_cents + tax_cents),
     UNIQUE (business_id, number)
+  ) STRICT;
+
+CREATE TABLE job_runs (
+    name TEXT PRIMARY KEY CHECK (name IN ('rates','overdue','outbox','backup','housekeeping')),
+    schedule TEXT,
+    last_started_at TEXT CHECK (last_started_at IS NULL OR last_started_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    last_finished_at TEXT CHECK (last_finished_at IS NULL OR last_finished_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    last_outcome TEXT CHECK (last_outcome IS NULL OR last_outcome IN ('running','ok','failed')),
+    last_duration_ms INTEGER CHECK (last_duration_ms IS NULL OR last_duration_ms >= 0),
+    last_result TEXT CHECK (last_result IS NULL OR json_valid(last_result)),
+    last_error TEXT,
+    runs INTEGER NOT NULL DEFAULT 0 CHECK (runs >= 0),
+    failures INTEGER NOT NULL DEFAULT 0 CHECK (failures >= 0),
+    next_run_at TEXT CHECK (next_run_at IS NULL OR next_run_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    updated_at TEXT NOT NULL CHECK (updated_at IS NULL OR updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z')
   ) STRICT;
 
 CREATE TABLE journal_entries (

@@ -1,104 +1,195 @@
 import cron, { type Logger as CronLogger, type ScheduledTask } from 'node-cron';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../src/log.js';
-import { type CleanupContext, runCleanup } from './cleanup.js';
-import { type OutboxContext, runOutboxDelivery } from './outbox.js';
-import { type OverdueContext, runOverdueSweep } from './overdue.js';
 
 /**
  * The job pool: node-cron tasks running beside the API in the same process. Each job is a
- * plain function of the books (tested with a fixed clock); this file only schedules them.
+ * plain function of the books (tested with a fixed clock); this file only schedules them,
+ * keeps two runs of one job from overlapping, retries a failed run with backoff when the job
+ * asks for it, and tells a recorder (the books' job_runs) what ran, how long, and how it ended.
  */
 export interface JobDefinition {
   name: string;
-  /** node-cron expression (with seconds optional). */
+  /** node-cron expression (with seconds optional), in UTC. */
   schedule: string;
   /** Also run once when the pool starts. */
   runAtStart: boolean;
   /** May return a value or a promise; the job does not run again until it has settled. */
   run(): unknown;
+  /** After a failed run, run again after firstDelayMs, doubling up to maxDelayMs, until a run succeeds. */
+  retry?: { firstDelayMs: number; maxDelayMs: number };
+  /** Runs that end well are logged at debug rather than info (jobs that run every minute). */
+  quiet?: boolean;
+}
+
+/** Where the pool reports each job's runs (src/books/job-runs.ts over the books). */
+export interface JobRecorder {
+  planned(job: JobDefinition, nextRunAt: Date | null): void;
+  started(job: JobDefinition): void;
+  finished(job: JobDefinition, finish: { outcome: 'ok' | 'failed'; durationMs: number; result?: unknown; error?: string; nextRunAt: Date | null }): void;
 }
 
 export interface JobPoolOptions {
   /** How long stop() waits for runs in flight before it gives up on them. */
   stopTimeoutMs?: number;
+  recorder?: JobRecorder;
 }
 
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
 export interface JobPool {
   jobs: readonly JobDefinition[];
-  /** Ends every schedule, then waits (at most stopTimeoutMs) for the runs in flight. */
+  /** Runs one job now (unless it is running: then that run is awaited), as a schedule would. */
+  runNow(name: string): Promise<void>;
+  /** Ends every schedule and pending retry, then waits (at most stopTimeoutMs) for the runs in flight. */
   stop(): Promise<void>;
 }
 
 /** The run of each job in flight, if any; a settled run removes itself. */
 type RunsInFlight = Map<JobDefinition, Promise<void>>;
 
-export function standardJobs(context: CleanupContext & OverdueContext & OutboxContext): JobDefinition[] {
-  return [
-    { name: 'cleanup', schedule: '*/10 * * * *', runAtStart: true, run: () => runCleanup(context) },
-    // Hourly (and at start): invoices past due with money owed become overdue.
-    { name: 'overdue', schedule: '5 * * * *', runAtStart: true, run: () => runOverdueSweep(context) },
-    // Every minute (and at start): emails whose delivery failed, once their backoff has passed.
-    { name: 'outbox', schedule: '* * * * *', runAtStart: true, run: () => runOutboxDelivery(context) },
-  ];
+/** The wait before retry number `failures` (1 for the first): doubling from firstDelayMs, capped. */
+export function retryDelay(retry: NonNullable<JobDefinition['retry']>, failures: number): number {
+  return Math.min(retry.firstDelayMs * 2 ** Math.min(Math.max(failures - 1, 0), 30), retry.maxDelayMs);
 }
 
 export function startJobPool(jobs: readonly JobDefinition[], log: Logger, options: JobPoolOptions = {}): JobPool {
   const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+  const recorder = options.recorder ? guardedRecorder(options.recorder, log) : undefined;
   const inFlight: RunsInFlight = new Map();
-  const tasks: ScheduledTask[] = [];
+  const tasks = new Map<JobDefinition, ScheduledTask>();
+  const retries = new Map<JobDefinition, { timer: NodeJS.Timeout | null; failures: number }>();
   let stopped = false;
+
+  const nextRun = (job: JobDefinition): Date | null => tasks.get(job)?.getNextRun() ?? null;
+  const afterRun = (job: JobDefinition, ok: boolean) => {
+    const state = retries.get(job) ?? { timer: null, failures: 0 };
+    retries.set(job, state);
+    if (ok || !job.retry || stopped) {
+      state.failures = 0;
+      return;
+    }
+    state.failures += 1;
+    const delayMs = retryDelay(job.retry, state.failures);
+    log.warn({ job: job.name, failures: state.failures, retryInMs: delayMs }, 'job will be retried');
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      void runOnce(job);
+    }, delayMs);
+    state.timer.unref();
+  };
   const runOnce = (job: JobDefinition): Promise<void> => {
     // Once stop() has begun, nothing new may start: the server closes the database next.
     if (stopped) return Promise.resolve();
-    return runUnlessRunning(job, inFlight, log);
+    const pending = retries.get(job);
+    if (pending?.timer) {
+      clearTimeout(pending.timer);
+      pending.timer = null;
+    }
+    return runUnlessRunning(job, inFlight, log, recorder, nextRun, afterRun);
   };
+
   for (const job of jobs) {
-    if (job.runAtStart) void runOnce(job);
     // Returning the run's promise is what lets node-cron's noOverlap see an async job.
     const task = cron.schedule(job.schedule, () => runOnce(job), {
       name: job.name,
       noOverlap: true,
+      timezone: 'UTC',
       logger: cronLogger(log, job.name),
     });
     task.unref();
-    tasks.push(task);
+    tasks.set(job, task);
+    recorder?.planned(job, nextRun(job));
   }
+  for (const job of jobs) if (job.runAtStart) void runOnce(job);
   return {
     jobs,
+    runNow(name) {
+      const job = jobs.find((candidate) => candidate.name === name);
+      if (!job) return Promise.reject(new Error(`no job named ${name} in the pool`));
+      return runOnce(job);
+    },
     async stop() {
       stopped = true;
-      for (const task of tasks) await task.destroy();
+      for (const state of retries.values()) if (state.timer) clearTimeout(state.timer);
+      for (const task of tasks.values()) await task.destroy();
       await waitForRuns(inFlight, stopTimeoutMs, log);
     },
   };
 }
 
 /**
- * node-cron's noOverlap only knows the runs it started itself, not the run at start, so the
- * pool keeps its own record: a run asked for while one is in flight joins that one instead.
+ * node-cron's noOverlap only knows the runs it started itself, not the run at start or a
+ * retry, so the pool keeps its own record: a run asked for while one is in flight joins that one.
  */
-function runUnlessRunning(job: JobDefinition, inFlight: RunsInFlight, log: Logger): Promise<void> {
+function runUnlessRunning(
+  job: JobDefinition,
+  inFlight: RunsInFlight,
+  log: Logger,
+  recorder: JobRecorder | undefined,
+  nextRun: (job: JobDefinition) => Date | null,
+  afterRun: (job: JobDefinition, ok: boolean) => void,
+): Promise<void> {
   const running = inFlight.get(job);
   if (running) {
     log.warn({ job: job.name }, 'job still running, run skipped');
     return running;
   }
-  // runLogged never rejects, and finally() runs on a later tick, after the set below.
-  const run = runLogged(job, log).finally(() => inFlight.delete(job));
+  // runJobOnce never rejects, and finally() runs on a later tick, after the set below.
+  const run = runJobOnce(job, log, recorder, nextRun)
+    .then((outcome) => afterRun(job, outcome.ok))
+    .finally(() => inFlight.delete(job));
   inFlight.set(job, run);
   return run;
 }
 
-/** A job's failure, thrown or rejected, is logged here and never reaches the scheduler. */
-async function runLogged(job: JobDefinition, log: Logger): Promise<void> {
+/** How one run ended. */
+export type JobRunOutcome = { ok: true; durationMs: number; result: unknown } | { ok: false; durationMs: number; error: string };
+
+/**
+ * Runs a job once: a failure, thrown or rejected, is logged and recorded here and never reaches
+ * the caller (the scheduler, or `daybook jobs run`, which reports the outcome).
+ */
+export async function runJobOnce(
+  job: JobDefinition,
+  log: Logger,
+  recorder: JobRecorder | undefined,
+  nextRun: (job: JobDefinition) => Date | null = () => null,
+): Promise<JobRunOutcome> {
+  recorder?.started(job);
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
   try {
     const result: unknown = await job.run();
-    log.debug({ job: job.name, result }, 'job finished');
+    const durationMs = elapsed();
+    log[job.quiet ? 'debug' : 'info']({ job: job.name, durationMs, outcome: 'ok', result }, 'job finished');
+    recorder?.finished(job, { outcome: 'ok', durationMs, result, nextRunAt: nextRun(job) });
+    return { ok: true, durationMs, result };
   } catch (error) {
-    log.error({ job: job.name, err: error }, 'job failed');
+    const durationMs = elapsed();
+    const message = error instanceof Error ? error.message : String(error);
+    log.error({ job: job.name, durationMs, outcome: 'failed', err: error }, 'job failed');
+    recorder?.finished(job, { outcome: 'failed', durationMs, error: message, nextRunAt: nextRun(job) });
+    return { ok: false, durationMs, error: message };
   }
+}
+
+/** A recorder that fails (the books file full, say) is logged; it never stops a job or the pool. */
+export function guardedRecorder(recorder: JobRecorder, log: Logger): JobRecorder {
+  const guard =
+    <A extends unknown[]>(what: string, call: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        call(...args);
+      } catch (error) {
+        log.error({ err: error, what }, 'job run not recorded');
+      }
+    };
+  return {
+    planned: guard('planned', (job, next) => recorder.planned(job, next)),
+    started: guard('started', (job) => recorder.started(job)),
+    finished: guard('finished', (job, finish) => recorder.finished(job, finish)),
+  };
 }
 
 /** Waits for the runs in flight, but never longer than timeoutMs: a hung job must not block shutdown. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import cron from 'node-cron';
 import { projectRoot } from './paths.js';
 
 export type SqliteSynchronous = 'full' | 'normal';
@@ -17,8 +18,16 @@ export interface Config {
   fxProviderUrl: string;
   sqliteSynchronous: SqliteSynchronous;
   backupDir: string;
+  /** How many scheduled backups to keep in backupDir; older ones are removed. */
+  backupKeep: number;
   reviewConfidence: number;
   logLevel: LogLevel;
+  /** Each job's node-cron schedule (in UTC), or null when the job is off. */
+  jobRates: string | null;
+  jobOverdue: string | null;
+  jobOutbox: string | null;
+  jobBackup: string | null;
+  jobHousekeeping: string | null;
 }
 
 /** A bad setting stops start-up with one line naming it. */
@@ -38,11 +47,17 @@ const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => C
   fxProviderUrl: { env: 'DAYBOOK_FX_PROVIDER_URL', parse: httpUrl },
   sqliteSynchronous: { env: 'DAYBOOK_SQLITE_SYNCHRONOUS', parse: (raw) => oneOf(raw, ['full', 'normal'] as const) },
   backupDir: { env: 'DAYBOOK_BACKUP_DIR', parse: nonEmptyString },
+  backupKeep: { env: 'DAYBOOK_BACKUP_KEEP', parse: (raw) => wholeNumber(raw, 1, 1000) },
   reviewConfidence: { env: 'DAYBOOK_REVIEW_CONFIDENCE', parse: fraction },
   logLevel: {
     env: 'DAYBOOK_LOG_LEVEL',
     parse: (raw) => oneOf(raw, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
   },
+  jobRates: { env: 'DAYBOOK_JOB_RATES', parse: schedule },
+  jobOverdue: { env: 'DAYBOOK_JOB_OVERDUE', parse: schedule },
+  jobOutbox: { env: 'DAYBOOK_JOB_OUTBOX', parse: schedule },
+  jobBackup: { env: 'DAYBOOK_JOB_BACKUP', parse: schedule },
+  jobHousekeeping: { env: 'DAYBOOK_JOB_HOUSEKEEPING', parse: schedule },
 };
 
 export const CONFIG_ENV_NAMES = Object.values(SETTINGS).map((s) => s.env);
@@ -115,4 +130,18 @@ function fraction(raw: unknown): number {
   const text = String(raw);
   if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(text)) throw new Error('must be a number from 0 to 1');
   return Number(text);
+}
+
+function wholeNumber(raw: unknown, min: number, max: number): number {
+  const text = String(raw);
+  if (!/^[0-9]{1,7}$/.test(text) || Number(text) < min || Number(text) > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+  return Number(text);
+}
+
+/** A node-cron expression (five fields, or six with seconds first), or "off". */
+function schedule(raw: unknown): string | null {
+  if (raw === 'off' || raw === null) return null;
+  const text = nonEmptyString(raw).trim();
+  if (!cron.validate(text)) throw new Error('must be a cron expression such as "0 16 * * *" (minute hour day month weekday, in UTC), or "off"');
+  return text;
 }

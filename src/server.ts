@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type DaybookApp } from './app.js';
-import { standardJobs, startJobPool } from '../jobs/pool.js';
+import { startJobPool } from '../jobs/pool.js';
+import { booksRecorder, scheduledJobs } from '../jobs/registry.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
@@ -22,8 +23,14 @@ export interface RunningServer {
   port: number;
   host: string;
   db: Db;
+  /** Runs one of the pool's jobs now (tests; an operator uses `daybook jobs run`). */
+  runJob(name: string): Promise<void>;
+  /** Stops taking connections, lets requests in flight and running jobs finish (each within a bound), closes the books. */
   close(): Promise<void>;
 }
+
+/** How long close() lets requests in flight finish before it closes their connections. */
+export const REQUEST_DRAIN_MS = 10_000;
 
 export interface StartOptions {
   clock?: Clock;
@@ -72,7 +79,9 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     db.close();
     throw error;
   }
-  const pool = startJobPool(standardJobs(app.services), log);
+  const recorder = booksRecorder(db, clock, config);
+  recorder.plannedOff();
+  const pool = startJobPool(scheduledJobs(app.services), log, { recorder });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
@@ -84,13 +93,11 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     port,
     host: config.host,
     db,
+    runJob: (name) => pool.runNow(name),
     async close() {
       if (closed) return;
       closed = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drainRequests(server, log);
       await pool.stop();
       started.close();
       db.close();
@@ -98,6 +105,25 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       log.info('daybook stopped');
     },
   };
+}
+
+/**
+ * Stops accepting connections and waits for the requests in flight to be answered; a
+ * connection still busy after REQUEST_DRAIN_MS (a client that never reads its answer) is cut.
+ */
+async function drainRequests(server: Server, log: Logger): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      log.warn({ waitedMs: REQUEST_DRAIN_MS }, 'requests still open at stop; closing their connections');
+      server.closeAllConnections();
+    }, REQUEST_DRAIN_MS);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 async function listen(app: DaybookApp, config: Config): Promise<Server> {

@@ -6,6 +6,7 @@ import * as pagedLists from './20261123_0004_paged_lists.js';
 import * as invoicing from './20261123_0005_invoicing.js';
 import * as reviewQueue from './20261123_0006_review_queue.js';
 import * as reports from './20261123_0007_reports.js';
+import * as jobs from './20261123_0008_jobs.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -33,4 +34,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0005_invoicing', module: invoicing },
   { name: '20261123_0006_review_queue', module: reviewQueue },
   { name: '20261123_0007_reports', module: reports },
+  { name: '20261123_0008_jobs', module: jobs },
 ];

@@ -9,6 +9,12 @@ import { newId } from './ids.js';
  * it (an invoice sent, a reminder), so it exists exactly when that write committed; delivery
  * (src/email/deliver.ts) reads due rows afterwards and records each outcome here. This file
  * knows nothing of SMTP.
+ *
+ * A delivery claims a row (claimed_until) before it sends and clears the claim when it records
+ * the outcome. The claim lives in the books file, so no two deliveries send one email, whether
+ * they share a process (a request's delivery after its commit and the job pool's) or not (the
+ * server and `daybook jobs run outbox`); a claim left by a crash lapses after CLAIM_MS and the
+ * email is tried again.
  */
 
 /** The schema's CHECK lists for email_outbox.kind and email_outbox.status. */
@@ -23,10 +29,19 @@ export type EmailStatus = (typeof EMAIL_STATUSES)[number];
  * min(RETRY_BASE_MS * 2^(n-1), RETRY_CAP_MS) later: 1, 2, 4, 8, 16, 32, 64, 128 and 256
  * minutes. The 10th failure (MAX_ATTEMPTS) ends the retries with status 'failed', about 8.5
  * hours (511 minutes) after the first failure; the 6-hour cap only matters if MAX_ATTEMPTS grows.
+ * A permanent refusal (markEmailFailed with `permanent`) ends them at its first attempt.
  */
 export const RETRY_BASE_MS = 60_000;
 export const RETRY_CAP_MS = 6 * 60 * 60_000;
 export const MAX_ATTEMPTS = 10;
+
+/**
+ * How long a claim holds an email for the delivery that took it: far beyond one SMTP attempt
+ * (src/email/mailer.ts gives up on a silent server within seconds), so a live delivery never
+ * loses its claim, and short enough that an email claimed by a delivery that crashed goes out
+ * soon after.
+ */
+export const CLAIM_MS = 10 * 60_000;
 
 /** last_error keeps at most this many characters of the failure. */
 export const MAX_ERROR_CHARS = 2000;
@@ -68,6 +83,8 @@ export interface OutboxEmail {
   lastError: string | null;
   createdAt: string;
   sentAt: string | null;
+  /** Until when a delivery holds the email; null, or a time past, when none does. */
+  claimedUntil: string | null;
 }
 
 interface OutboxRow {
@@ -86,6 +103,7 @@ interface OutboxRow {
   last_error: string | null;
   created_at: string;
   sent_at: string | null;
+  claimed_until: string | null;
 }
 
 function toOutboxEmail(row: OutboxRow): OutboxEmail {
@@ -105,6 +123,7 @@ function toOutboxEmail(row: OutboxRow): OutboxEmail {
     lastError: row.last_error,
     createdAt: row.created_at,
     sentAt: row.sent_at,
+    claimedUntil: row.claimed_until,
   };
 }
 
@@ -159,16 +178,18 @@ export function findEmail(db: Db, id: string): OutboxEmail | undefined {
 }
 
 /**
- * Pending emails whose next attempt is due (next_attempt_at <= now), oldest due first, at most
- * DUE_BATCH_LIMIT of them; with `ids`, only those among them.
+ * Pending emails whose next attempt is due (next_attempt_at <= now) and that no delivery holds
+ * (no claim, or a lapsed one), oldest due first, at most DUE_BATCH_LIMIT of them; with `ids`,
+ * only those among them. A delivery must still claimEmail each one before sending it.
  */
 export function emailsDue(db: Db, clock: Clock, ids?: readonly string[]): OutboxEmail[] {
   const now = nowIso(clock);
   if (ids === undefined) {
     const rows = all<OutboxRow>(
       db,
-      `SELECT * FROM email_outbox WHERE status = 'pending' AND next_attempt_at <= ?
+      `SELECT * FROM email_outbox WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
        ORDER BY next_attempt_at, created_at, id LIMIT ?`,
+      now,
       now,
       DUE_BATCH_LIMIT,
     );
@@ -178,12 +199,37 @@ export function emailsDue(db: Db, clock: Clock, ids?: readonly string[]): Outbox
   if (ids.length === 0) return [];
   const rows = all<OutboxRow>(
     db,
-    `SELECT * FROM email_outbox WHERE status = 'pending' AND next_attempt_at <= ? AND id IN (SELECT value FROM json_each(?))
+    `SELECT * FROM email_outbox WHERE status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+       AND id IN (SELECT value FROM json_each(?))
      ORDER BY next_attempt_at, created_at, id`,
+    now,
     now,
     JSON.stringify(ids),
   );
   return rows.map(toOutboxEmail);
+}
+
+/**
+ * Claims a due pending email for one delivery, until now + CLAIM_MS, in one conditional UPDATE:
+ * true when this call took it; false, changing nothing, when another delivery holds a live
+ * claim or the email is no longer pending or due (another delivery settled or rescheduled it
+ * since it was listed). A lapsed claim is taken over. The claim ends with markEmailSent or
+ * markEmailFailed.
+ */
+export function claimEmail(db: Db, clock: Clock, id: string): boolean {
+  const now = clock.now();
+  const nowText = now.toISOString();
+  const { changes } = run(
+    db,
+    `UPDATE email_outbox SET claimed_until = ?
+     WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)`,
+    new Date(now.getTime() + CLAIM_MS).toISOString(),
+    id,
+    nowText,
+    nowText,
+  );
+  if (changes > 1) throw new Error(`claimEmail: claimed ${changes} rows for email ${id}`);
+  return changes === 1;
 }
 
 /** The wait before the next attempt once `attempts` attempts have failed (see RETRY_BASE_MS). */
@@ -202,8 +248,9 @@ function existingEmail(db: Db, id: string, who: string): OutboxEmail {
 }
 
 /**
- * Records that the server accepted the email. Returns false, changing nothing, when the row
- * was no longer pending (another delivery got there first); an unknown id is a bug and throws.
+ * Records that the server accepted the email and ends its claim. Returns false, changing
+ * nothing, when the row was no longer pending (another delivery got there first); an unknown
+ * id is a bug and throws.
  */
 export function markEmailSent(db: Db, clock: Clock, id: string): boolean {
   return inTransaction(db, () => {
@@ -211,7 +258,7 @@ export function markEmailSent(db: Db, clock: Clock, id: string): boolean {
     if (email.status !== 'pending') return false;
     const { changes } = run(
       db,
-      `UPDATE email_outbox SET status = 'sent', attempts = attempts + 1, sent_at = ? WHERE id = ? AND status = 'pending'`,
+      `UPDATE email_outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, claimed_until = NULL WHERE id = ? AND status = 'pending'`,
       nowIso(clock),
       id,
     );
@@ -226,23 +273,32 @@ export interface EmailFailure {
   nextAttemptAt: string;
 }
 
+export interface FailureOptions {
+  /**
+   * The server refused this email for good (a 5xx to its recipient or its content, an address
+   * that cannot be used): no more attempts, whatever the count.
+   */
+  permanent?: boolean;
+}
+
 /**
- * Records a failed attempt: attempts + 1, the error (first MAX_ERROR_CHARS characters), and the
- * next attempt due after retryDelayMs(attempts). The MAX_ATTEMPTS-th failure sets status
- * 'failed' instead, and next_attempt_at then records when that last attempt failed. Returns
- * the new state, or null, changing nothing, when the row was no longer pending.
+ * Records a failed attempt and ends its claim: attempts + 1, the error (first MAX_ERROR_CHARS
+ * characters), and the next attempt due after retryDelayMs(attempts). A permanent failure, or
+ * the MAX_ATTEMPTS-th, sets status 'failed' instead, and next_attempt_at then records when that
+ * last attempt failed. Returns the new state, or null, changing nothing, when the row was no
+ * longer pending.
  */
-export function markEmailFailed(db: Db, clock: Clock, id: string, error: string): EmailFailure | null {
+export function markEmailFailed(db: Db, clock: Clock, id: string, error: string, options: FailureOptions = {}): EmailFailure | null {
   return inTransaction(db, () => {
     const email = existingEmail(db, id, 'markEmailFailed');
     if (email.status !== 'pending') return null;
     const attempts = email.attempts + 1;
     const now = clock.now();
-    const status: EmailStatus = attempts >= MAX_ATTEMPTS ? 'failed' : 'pending';
+    const status: EmailStatus = options.permanent === true || attempts >= MAX_ATTEMPTS ? 'failed' : 'pending';
     const nextAttemptAt = status === 'failed' ? now.toISOString() : new Date(now.getTime() + retryDelayMs(attempts)).toISOString();
     const { changes } = run(
       db,
-      `UPDATE email_outbox SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'pending'`,
+      `UPDATE email_outbox SET status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, claimed_until = NULL WHERE id = ? AND status = 'pending'`,
       status,
       attempts,
       nextAttemptAt,

@@ -244,7 +244,7 @@ const emailsFailed: Rule = (db, business, _today, context) =>
     kind: 'email_failed',
     subjectId: email.id,
     severity: 'urgent' as const,
-    sentence: `An email to ${email.to_address} ("${email.subject}") could not be delivered after every retry.`,
+    sentence: `An email to ${email.to_address} ("${email.subject}") could not be delivered: the mail server refused it, or every retry failed.`,
     action: 'Check the mail server settings (DAYBOOK_SMTP_URL) and the address, then send the invoice link another way.',
     evidence: [
       { label: `Last error: ${email.last_error ?? 'unknown'}`.slice(0, 300) },

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync, writeSync } from 'node:fs';
-import { OutputClosed, OutputFailed, UsageError } from './errors.js';
+import { OutputClosed, CommandFailed, UsageError } from './errors.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
@@ -36,7 +36,7 @@ function writeStdout(text: string): void {
       // A pipe left non-blocking by another process: wait for the reader, then go on.
       if (code === 'EAGAIN') Atomics.wait(AWAIT_READER, 0, 0, 5);
       else if (code === 'EPIPE') throw new OutputClosed('the reader of standard output has gone');
-      else throw new OutputFailed(`cannot write to standard output: ${code === 'ENOSPC' ? 'the disk is full' : (code ?? (error as Error).message)}`);
+      else throw new CommandFailed(`cannot write to standard output: ${code === 'ENOSPC' ? 'the disk is full' : (code ?? (error as Error).message)}`);
     }
   }
 }
@@ -62,6 +62,8 @@ export interface CommandContext {
   io: CliIo;
   out: Output;
   globals: GlobalOptions;
+  /** The command's positional arguments, as commander checked them (`jobs run NAME`). */
+  args: readonly string[];
 }
 
 /** The books file: --db, else DAYBOOK_DB, else config/default.json's `db`. */
@@ -76,7 +78,7 @@ export function action<O>(io: CliIo, handler: (options: O, context: CommandConte
   return async (...args: unknown[]): Promise<void> => {
     const command = args[args.length - 1] as Command;
     const globals = command.optsWithGlobals<GlobalOptions>();
-    await handler(command.opts() as O, { io, out: createOutput(io, globals.json === true), globals });
+    await handler(command.opts() as O, { io, out: createOutput(io, globals.json === true), globals, args: command.processedArgs as string[] });
   };
 }
 
@@ -90,11 +92,16 @@ export function migrateBooks(path: string): Promise<MigrateResult> {
 }
 
 /** Migrates the books file at `path` (so a fresh file just works), opens it, runs `work`, closes it. */
-export async function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<T> {
+export function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<T> {
+  return withBooksAtAsync(path, (db) => Promise.resolve(work(db)));
+}
+
+/** withBooksAt for work that awaits: the books stay open until it has settled. */
+export async function withBooksAtAsync<T>(path: string, work: (db: Db) => Promise<T>): Promise<T> {
   await migrateBooks(path);
   const db = openDb(path);
   try {
-    return work(db);
+    return await work(db);
   } finally {
     db.close();
   }

@@ -67,7 +67,13 @@ async function demo(options: { port?: number }, context: CommandContext): Promis
     const port = options.port ?? DEMO_PORT;
     // Pay links point at the demo itself unless DAYBOOK_SITE_URL says otherwise (port 0 is not known yet).
     const siteUrl = context.io.env.DAYBOOK_SITE_URL === undefined && port !== 0 ? { siteUrl: `http://localhost:${port}` } : {};
-    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl });
+    // The demo books carry their own rates and are made fresh each run: no rate fetch (the demo
+    // often runs offline) and no backups, unless the environment asks for them.
+    const quietJobs = {
+      ...(context.io.env.DAYBOOK_JOB_RATES === undefined ? { jobRates: null } : {}),
+      ...(context.io.env.DAYBOOK_JOB_BACKUP === undefined ? { jobBackup: null } : {}),
+    };
+    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs });
     const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock, { siteUrl: config.siteUrl }));
     await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url, config), releaseLock);
   } finally {

@@ -26,9 +26,9 @@ export class OutputClosed extends Error {
   override name = 'OutputClosed';
 }
 
-/** Standard output could not be written (a full disk): exit 1 with the reason, as for any failure outside the books. */
-export class OutputFailed extends Error {
-  override name = 'OutputFailed';
+/** The command could not do its work for a reason outside the books (a full disk, a job that failed): exit 1 with the reason, no "unexpected". */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
 }
 
 /** Commander's own messages start with "error: "; ours carry the `daybook:` prefix instead. */
@@ -81,7 +81,7 @@ export interface Failure {
 export function describeFailure(error: unknown, helpOnError = ''): Failure {
   if (error instanceof CommanderError && error.exitCode === EXIT_OK) return { exitCode: EXIT_OK, line: null };
   if (error instanceof OutputClosed) return { exitCode: EXIT_OK, line: null };
-  if (error instanceof OutputFailed) return { exitCode: EXIT_UNEXPECTED, line: `daybook: ${oneLine(error.message)}` };
+  if (error instanceof CommandFailed) return { exitCode: EXIT_UNEXPECTED, line: `daybook: ${oneLine(error.message)}` };
   if (error instanceof CheckFailed) return { exitCode: EXIT_CHECK_FAILED, line: `daybook: ${oneLine(error.message)}` };
   if (isBadArguments(error)) {
     const message = error instanceof CommanderError ? commanderMessage(error, helpOnError) : (error as Error).message;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './tenants.js';
+import { registerBackupCommands } from './backup.js';
 import { registerBillCommands } from './bills.js';
 import { registerBusinessCommands } from './businesses.js';
 import { type CliIo, defaultIo } from './context.js';
@@ -8,6 +9,7 @@ import { describeFailure, EXIT_OK } from './errors.js';
 import { registerExportCommands } from './export.js';
 import { registerImportCommands } from './import.js';
 import { registerInvoiceCommands } from './invoices.js';
+import { registerJobCommands } from './jobs.js';
 import { registerKeyCommands } from './keys.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPeriodCommands } from './periods.js';
@@ -48,6 +50,8 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerExportCommands(program, io);
   registerBillCommands(program, io);
   registerVerifyCommand(program, io);
+  registerBackupCommands(program, io);
+  registerJobCommands(program, io);
   return program;
 }
 

@@ -1,59 +1,46 @@
-import { emailsDue, markEmailFailed, markEmailSent, type OutboxEmail } from '../books/outbox.js';
+import { claimEmail, emailsDue, markEmailFailed, markEmailSent, type OutboxEmail } from '../books/outbox.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from './mailer.js';
 
 export interface DeliveryResult {
+  /** Emails the server accepted. */
   sent: number;
+  /** Emails marked 'failed' by this run: refused for good, or out of attempts (MAX_ATTEMPTS). */
   failed: number;
+  /** Emails whose attempt failed for now and stay pending, due again after their backoff. */
+  retrying: number;
 }
 
 /**
  * Sends the due outbox emails (all of them, up to DUE_BATCH_LIMIT, or only `ids`), one at a
- * time. An email the server accepted is marked sent; one whose send threw is marked failed, to
- * be retried with backoff (markEmailFailed), and the failure is logged with the email's id and
- * error, never its body. A send failure never makes this throw; a database failure does.
+ * time. An email the server accepted is marked sent. One it refused for good (isPermanentFailure)
+ * is marked failed at once, which raises Today's email_failed signal; any other failure is
+ * marked for a retry with backoff (markEmailFailed). Each failure is logged with the email's id
+ * and error, never its body. A send failure never makes this throw; a database failure does.
  *
- * Each email is claimed before it is sent: a request's delivery after its commit and the job
- * pool's retries run in the same process (one server per books file, src/db/server-lock.ts),
- * so a claim held in memory is enough for no two deliveries to send one email.
+ * Each email is claimed in the books file (claimEmail) just before it is sent, and the claim
+ * ends when the outcome is marked, so two deliveries never send one email: neither in one
+ * process (a request's delivery after its commit and the job pool's) nor in two (the server and
+ * `daybook jobs run outbox`).
  *
  * Residual window: a crash (or a database error) after the server accepted an email but before
- * markEmailSent leaves the row pending, so the next start sends that email again. At-least-once
- * across a crash is accepted: SMTP gives no way to ask whether a message arrived.
+ * markEmailSent leaves the row pending and claimed. Once the claim lapses (CLAIM_MS) the email
+ * is due again and goes a second time. Delivery is at-least-once across a crash only: SMTP gives
+ * no way to ask whether a message arrived.
  */
 export async function deliverEmails(db: Db, clock: Clock, mailer: Mailer, log: Logger, ids?: readonly string[]): Promise<DeliveryResult> {
   // Awaiting inside a transaction is never safe, and an email must not go out for a write
   // that could still roll back.
   if (db.inTransaction) throw new Error('deliverEmails: must not run inside a transaction');
-  const result: DeliveryResult = { sent: 0, failed: 0 };
+  const result: DeliveryResult = { sent: 0, failed: 0, retrying: 0 };
   for (const email of emailsDue(db, clock, ids)) {
-    const release = claim(db, email.id);
-    if (!release) continue;
-    try {
-      await deliverOne(db, clock, mailer, log, email, result);
-    } finally {
-      release();
-    }
+    // Another delivery may have claimed, sent or rescheduled it since the list was read.
+    if (!claimEmail(db, clock, email.id)) continue;
+    await deliverOne(db, clock, mailer, log, email, result);
   }
   return result;
-}
-
-/** Emails being sent right now, per books connection. */
-const claimed = new WeakMap<Db, Set<string>>();
-
-/** Claims an email for one delivery; null when another delivery holds it. Returns the release. */
-function claim(db: Db, id: string): (() => void) | null {
-  let ids = claimed.get(db);
-  if (!ids) {
-    ids = new Set();
-    claimed.set(db, ids);
-  }
-  if (ids.has(id)) return null;
-  ids.add(id);
-  const held = ids;
-  return () => held.delete(id);
 }
 
 async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, email: OutboxEmail, result: DeliveryResult): Promise<void> {
@@ -61,11 +48,17 @@ async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, ema
     await mailer.send({ to: email.to, subject: email.subject, text: email.text, html: email.html ?? '' });
   } catch (error) {
     const reason = describeError(error);
-    const outcome = markEmailFailed(db, clock, email.id, reason);
-    result.failed += 1;
+    const permanent = isPermanentFailure(error);
+    const outcome = markEmailFailed(db, clock, email.id, reason, { permanent });
+    if (outcome === null) {
+      log.warn({ emailId: email.id, error: reason }, 'email not delivered, but another delivery had already settled it');
+      return;
+    }
+    if (outcome.status === 'failed') result.failed += 1;
+    else result.retrying += 1;
     log.warn(
-      { emailId: email.id, attempts: outcome?.attempts, status: outcome?.status, nextAttemptAt: outcome?.nextAttemptAt, error: reason },
-      outcome?.status === 'failed' ? 'email not delivered; no more attempts' : 'email not delivered; will retry',
+      { emailId: email.id, attempts: outcome.attempts, status: outcome.status, nextAttemptAt: outcome.nextAttemptAt, permanent, error: reason },
+      permanent ? 'email refused by the mail server; no more attempts' : outcome.status === 'failed' ? 'email not delivered; no more attempts' : 'email not delivered; will retry',
     );
     return;
   }
@@ -73,6 +66,27 @@ async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, ema
     log.warn({ emailId: email.id }, 'email sent, but another delivery had already settled it');
   }
   result.sent += 1;
+}
+
+/** The SMTP commands whose refusal is about this email (its recipient, its content), not about the server or our settings. */
+const MESSAGE_COMMANDS: ReadonlySet<string> = new Set(['RCPT TO', 'DATA']);
+
+/**
+ * Whether a send failure is final for this email, judged by nodemailer's codes, never its text:
+ * a 5xx reply to RCPT TO or DATA (the server will not take this recipient or this message,
+ * RFC 5321 4.2.1), or an envelope nodemailer itself refused without asking the server
+ * (EENVELOPE with no reply code: an address it cannot use). Everything else is retried: a 4xx
+ * (greylisting, a full mailbox, a busy server, even on RCPT TO), a refused or dropped
+ * connection, a timeout, and a 5xx to the greeting, the login or MAIL FROM, which refuse every
+ * email alike (a settings problem: once fixed, the retries deliver).
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, responseCode, command } = error as { code?: unknown; responseCode?: unknown; command?: unknown };
+  if (typeof responseCode === 'number') {
+    return responseCode >= 500 && responseCode <= 599 && typeof command === 'string' && MESSAGE_COMMANDS.has(command);
+  }
+  return code === 'EENVELOPE';
 }
 
 /** The error's code and message, for last_error and the log; never the message that failed. */

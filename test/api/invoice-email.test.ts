@@ -452,12 +452,12 @@ describe('invoice emails while the SMTP server is down', () => {
     const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: MAIL_FROM }, createLogger('silent'));
     const silent = createLogger('silent');
     try {
-      expect(await deliverEmails(app.db, app.clock, mailer, silent), 'not due yet').to.deep.equal({ sent: 0, failed: 0 });
+      expect(await deliverEmails(app.db, app.clock, mailer, silent), 'not due yet').to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
       expect(smtp.received).to.have.lengthOf(0);
 
       app.clock.advanceMs(RETRY_BASE_MS);
-      expect(await deliverEmails(app.db, app.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0 });
-      expect(await deliverEmails(app.db, app.clock, mailer, silent), 'nothing left to send').to.deep.equal({ sent: 0, failed: 0 });
+      expect(await deliverEmails(app.db, app.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
+      expect(await deliverEmails(app.db, app.clock, mailer, silent), 'nothing left to send').to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
     } finally {
       mailer.close();
     }

@@ -589,7 +589,7 @@ describe('GET /today', () => {
         {
           id: feed.signals[0]!.id,
           severity: 'urgent',
-          sentence: 'An email to ap@harbor.example ("Invoice from Test Business") could not be delivered after every retry.',
+          sentence: 'An email to ap@harbor.example ("Invoice from Test Business") could not be delivered: the mail server refused it, or every retry failed.',
           action: 'Check the mail server settings (DAYBOOK_SMTP_URL) and the address, then send the invoice link another way.',
           evidence: [{ label: 'Last error: 550 5.1.1 mailbox unavailable' }, { label: 'The invoice', url: invoiceUrl(invoice.invoiceId) }],
         },

@@ -30,6 +30,12 @@ export interface LiveRun {
 export const CLOCK_START = '2026-03-15T12:00:00.000Z';
 
 /** A temporary books file, a fixed clock, and `daybook` run in-process against them. */
+/**
+ * The environment commands run with unless a test gives its own: quiet, and no job that would
+ * reach outside the machine (the rate fetch) or write beside the books on a real schedule (backups).
+ */
+export const CLI_TEST_ENV: NodeJS.ProcessEnv = { DAYBOOK_LOG_LEVEL: 'silent', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' };
+
 export class CliHarness {
   readonly dir = mkdtempSync(join(tmpdir(), 'daybook-cli-'));
   readonly dbPath = join(this.dir, 'books.sqlite');
@@ -42,7 +48,7 @@ export class CliHarness {
     const done = main(['node', 'daybook', ...dbArgs, ...args], {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
-      env: options.env ?? { DAYBOOK_LOG_LEVEL: 'silent' },
+      env: options.env ?? CLI_TEST_ENV,
       clock: this.clock,
       ...(options.stop ? { stop: options.stop } : {}),
     }).then((code) => ({ code, stdout, stderr }));

@@ -11,6 +11,7 @@ import { BALANCE_SPANS } from '../../src/books/reports/balances.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
 import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
 import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/books/outbox.js';
+import { JOB_NAMES } from '../../src/books/job-runs.js';
 import { SIGNAL_SEVERITIES } from '../../src/books/today.js';
 import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';
@@ -57,6 +58,7 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'email_outbox.status', code: 'EMAIL_STATUSES', values: EMAIL_STATUSES },
   { column: 'invoices.status', code: 'INVOICE_STATUSES', values: INVOICE_STATUSES },
   { column: 'invoice_payments.method', code: 'PAYMENT_METHODS', values: PAYMENT_METHODS },
+  { column: 'job_runs.name', code: 'JOB_NAMES', values: JOB_NAMES },
   // Unions without an array in code: the list here is checked against the type by tsc.
   { column: 'businesses.basis', code: 'Basis', values: everyMemberOf<Basis>()(['accrual', 'cash']) },
   { column: 'journal_lines.direction', code: 'Direction', values: everyMemberOf<Direction>()(['debit', 'credit']) },

@@ -147,7 +147,7 @@ describe('email delivery', () => {
     it('delivers an invoice email: recipient, From, subject, amount and pay link in both parts', async () => {
       const id = enqueue(s);
       const result = await deliverEmails(s.temp.db, s.clock, mailer, silent);
-      expect(result).to.deep.equal({ sent: 1, failed: 0 });
+      expect(result).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       expect(smtp.received).to.have.lengthOf(1);
       const [delivery] = smtp.received;
       expect(delivery!.from).to.equal('billing@daybook.test');
@@ -195,20 +195,20 @@ describe('email delivery', () => {
 
     it('does not send a sent email again', async () => {
       enqueue(s);
-      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0 });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       s.clock.advanceDays(1);
-      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
       expect(smtp.received).to.have.lengthOf(1);
     });
 
     it('delivers only the emails named in ids', async () => {
       const first = enqueue(s, { invoiceNumber: '1001' });
       const second = enqueue(s, { invoiceNumber: '1002' });
-      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [second])).to.deep.equal({ sent: 1, failed: 0 });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [second])).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       expect(await Promise.all(smtp.received.map(async (r) => header(await parseMessage(r.raw), 'subject')))).to.deep.equal(['Invoice 1002 from Acme Ltd']);
       expect(findEmail(s.temp.db, first)!.status).to.equal('pending');
       expect(findEmail(s.temp.db, second)!.status).to.equal('sent');
-      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [])).to.deep.equal({ sent: 0, failed: 0 });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, silent, [])).to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
     });
 
     it('refuses to run inside a transaction (no await while a transaction is open)', async () => {
@@ -232,7 +232,7 @@ describe('email delivery', () => {
       const { log, lines } = capturingLogger();
       const result = await deliverEmails(s.temp.db, s.clock, mailer, log);
       mailer.close();
-      expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      expect(result).to.deep.equal({ sent: 0, failed: 0, retrying: 1 });
       const email = findEmail(s.temp.db, id)!;
       expect(email).to.include({ status: 'pending', attempts: 1, nextAttemptAt: isoPlus(s.clock, MINUTE_MS), sentAt: null });
       expect(email.lastError).to.match(/ECONNREFUSED|ECONNECTION/);
@@ -249,7 +249,7 @@ describe('email delivery', () => {
       await smtp.stop();
       const result = await deliverEmails(s.temp.db, s.clock, mailer, silent);
       mailer.close();
-      expect(result).to.deep.equal({ sent: 0, failed: 1 });
+      expect(result).to.deep.equal({ sent: 0, failed: 0, retrying: 1 });
       expect(findEmail(s.temp.db, id)).to.include({ status: 'pending', attempts: 1, nextAttemptAt: isoPlus(s.clock, MINUTE_MS) });
     });
 
@@ -262,7 +262,7 @@ describe('email delivery', () => {
       const id = enqueue(s);
       const started = Date.now();
       try {
-        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0, retrying: 1 });
       } finally {
         mailer.close();
         for (const socket of sockets) socket.destroy();
@@ -272,18 +272,20 @@ describe('email delivery', () => {
       expect(findEmail(s.temp.db, id)!.lastError).to.match(/ETIMEDOUT|Greeting never received/);
     });
 
-    it('records the server’s refusal of the recipient as a failed attempt', async () => {
+    it('marks an email whose recipient the server refuses for good (550) failed at its first attempt', async () => {
       const smtp = await startSmtp({ rejectRecipient: true });
       const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
       const id = enqueue(s);
       try {
-        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1, retrying: 0 });
+        s.clock.advanceDays(1);
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent), 'never retried').to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
       } finally {
         mailer.close();
         await smtp.stop();
       }
       const email = findEmail(s.temp.db, id)!;
-      expect(email).to.include({ status: 'pending', attempts: 1 });
+      expect(email).to.include({ status: 'failed', attempts: 1 });
       expect(email.lastError).to.match(/550/);
     });
 
@@ -293,21 +295,21 @@ describe('email delivery', () => {
       const waitsMinutes: number[] = [];
       try {
         for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
-          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0, retrying: 1 });
           const email = findEmail(s.temp.db, id)!;
           expect(email).to.include({ status: 'pending', attempts: attempt });
           const waitMs = Date.parse(email.nextAttemptAt) - s.clock.now().getTime();
           waitsMinutes.push(waitMs / MINUTE_MS);
           // Not due a moment early; due exactly at next_attempt_at.
           s.clock.advanceMs(waitMs - 1);
-          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+          expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
           s.clock.advanceMs(1);
         }
         expect(waitsMinutes).to.deep.equal([1, 2, 4, 8, 16, 32, 64, 128, 256]);
-        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1 });
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 1, retrying: 0 });
         expect(findEmail(s.temp.db, id)).to.include({ status: 'failed', attempts: 10 });
         s.clock.advanceDays(7);
-        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0 });
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 0, failed: 0, retrying: 0 });
       } finally {
         mailer.close();
       }
@@ -322,7 +324,7 @@ describe('email delivery', () => {
       const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: MAIL_FROM }, silent);
       try {
         s.clock.advanceMs(MINUTE_MS);
-        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0 });
+        expect(await deliverEmails(s.temp.db, s.clock, mailer, silent)).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       } finally {
         mailer.close();
         await smtp.stop();
@@ -337,7 +339,7 @@ describe('email delivery', () => {
       const id = enqueue(s);
       const { log, lines } = capturingLogger();
       const mailer = createMailer({ smtpUrl: null, mailFrom: MAIL_FROM }, log);
-      expect(await deliverEmails(s.temp.db, s.clock, mailer, log)).to.deep.equal({ sent: 1, failed: 0 });
+      expect(await deliverEmails(s.temp.db, s.clock, mailer, log)).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       mailer.close();
       expect(lines).to.have.lengthOf(1);
       const line = lines[0]!;

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { runOverdueSweep } from '../../jobs/overdue.js';
-import { standardJobs } from '../../jobs/pool.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { createInvoice } from '../../src/books/invoices.js';
 import { recordPayment, sendInvoice } from '../../src/books/invoice-posting.js';
@@ -54,10 +53,5 @@ describe('overdue sweep job', () => {
 
   it('is idempotent: a second run moves nothing', () => {
     expect(runOverdueSweep({ db: temp.db, clock }).markedOverdue).to.equal(0);
-  });
-
-  it('is one of the standard jobs, run at start and hourly', () => {
-    const job = standardJobs({ db: temp.db, clock, counters: undefined as never, mailer: undefined as never, log: undefined as never }).find((candidate) => candidate.name === 'overdue');
-    expect(job).to.include({ runAtStart: true, schedule: '5 * * * *' });
   });
 });

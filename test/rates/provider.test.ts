@@ -7,27 +7,9 @@ import { lookUpRate } from '../../src/rates/look-up.js';
 import { fetchUsdRates, type QuotedRates, RateProviderError, type RateProviderProblem } from '../../src/rates/provider.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
-import { type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
+import { ecbBody, type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
 
 const NORMAL = { CAD: '1.4591', GBP: '0.8573', MXN: '19.6543', USD: '1.0812' };
-
-/** The ECB's daily file as it is published: single quotes, a gesmes envelope, more currencies than ours. */
-function ecbBody(time: string, rates: Record<string, string>): string {
-  const cubes = Object.entries(rates).map(([code, rate]) => `\t\t\t<Cube currency='${code}' rate='${rate}'/>`);
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
-\t<gesmes:subject>Reference rates</gesmes:subject>
-\t<gesmes:Sender>
-\t\t<gesmes:name>European Central Bank</gesmes:name>
-\t</gesmes:Sender>
-\t<Cube>
-\t\t<Cube time='${time}'>
-${cubes.join('\n')}
-\t\t</Cube>
-\t</Cube>
-</gesmes:Envelope>
-`;
-}
 
 const ECB_NORMAL = { USD: '1.0812', JPY: '161.52', CAD: '1.4591', GBP: '0.85730', MXN: '19.6543' };
 

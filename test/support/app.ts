@@ -68,6 +68,10 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     sqliteSynchronous: 'normal',
     // Tests never reach the internet: a rate look-up nobody set up is refused at once by loopback.
     fxProviderUrl: 'http://127.0.0.1:9',
+    // Jobs a test asks for itself: the rate fetch (which would ask that address at every start)
+    // and the daily backup (a real schedule, which could fall in the middle of a run).
+    jobRates: null,
+    jobBackup: null,
     ...options.config,
   });
   const server = await startServer(config, {

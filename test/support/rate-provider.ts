@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A fake exchange-rate provider: a real HTTP server on loopback that records every request and
- * answers whatever `reply` says; `frankfurterBody` writes a Frankfurter answer for it.
+ * answers whatever `reply` says (or returns for the request's path, for answers that depend on
+ * the day asked); `frankfurterBody` and `ecbBody` write the providers' answers for it.
  */
 
 /** What the fake provider answers next. */
@@ -24,16 +25,16 @@ export interface FakeProvider {
   url: string;
   /** `METHOD /path?query` of every request received; empty it (`requests.length = 0`) between tests. */
   requests: string[];
-  /** Set it before the request; it stays until set again. */
-  reply: ProviderReply;
+  /** Set it before the request; it stays until set again. A function is called with each request's `/path?query`. */
+  reply: ProviderReply | ((path: string) => ProviderReply);
   close(): Promise<void>;
 }
 
 export async function startFakeProvider(): Promise<FakeProvider> {
-  const fake = { requests: [] as string[], reply: {} as ProviderReply };
+  const fake = { requests: [] as string[], reply: {} as FakeProvider['reply'] };
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     fake.requests.push(`${request.method} ${request.url}`);
-    const reply = fake.reply;
+    const reply = typeof fake.reply === 'function' ? fake.reply(request.url ?? '') : fake.reply;
     if (reply.reset) {
       request.socket.destroy();
       return;
@@ -61,4 +62,31 @@ export async function startFakeProvider(): Promise<FakeProvider> {
 export function frankfurterBody(date: string, rates: Record<string, string>, extra = ''): string {
   const pairs = Object.entries(rates).map(([code, rate]) => `"${code}":${rate}`);
   return `{"amount":1.0,"base":"EUR","date":"${date}","rates":{${pairs.join(',')}}${extra}}`;
+}
+
+/** The ECB's daily file as it is published: single quotes, a gesmes envelope, one dated Cube (per 1 EUR). */
+export function ecbBody(time: string, rates: Record<string, string>): string {
+  const cubes = Object.entries(rates).map(([code, rate]) => `\t\t\t<Cube currency='${code}' rate='${rate}'/>`);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+\t<gesmes:subject>Reference rates</gesmes:subject>
+\t<gesmes:Sender>
+\t\t<gesmes:name>European Central Bank</gesmes:name>
+\t</gesmes:Sender>
+\t<Cube>
+\t\t<Cube time='${time}'>
+${cubes.join('\n')}
+\t\t</Cube>
+\t</Cube>
+</gesmes:Envelope>
+`;
+}
+
+/** A loopback URL nothing listens on: a port the system handed out, then closed again. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
 }

@@ -18,12 +18,28 @@ export interface ReceivedMessage {
   raw: string;
 }
 
+/** One refusal the server answers once: instead of its greeting (`connect`) or to one RCPT TO (`rcpt`). */
+export interface SmtpRefusal {
+  at: 'connect' | 'rcpt';
+  /** 421 or 450 (try again later), 550 (no such mailbox), ... */
+  responseCode: number;
+  message: string;
+}
+
 export interface TestSmtp {
   /** smtp://127.0.0.1:PORT */
   url: string;
   port: number;
   /** In the order they arrived; empty it (`received.length = 0`) between tests. */
   received: ReceivedMessage[];
+  /**
+   * Refusals still to answer, first one first: when the first is for the step a session has
+   * reached, it is answered and removed. Once none is left the server accepts. Push onto it
+   * (or empty it) from a test.
+   */
+  refusals: SmtpRefusal[];
+  /** The refusals answered so far, in order. */
+  refused: SmtpRefusal[];
   stop(): Promise<void>;
 }
 
@@ -32,19 +48,33 @@ export interface SmtpOptions {
   port?: number;
   /** Refuse every recipient with a 550. */
   rejectRecipient?: boolean;
+  /** The first refusals to answer (TestSmtp.refusals). */
+  refusals?: SmtpRefusal[];
 }
 
 /** An SMTP server listening on 127.0.0.1. */
 export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
   const received: ReceivedMessage[] = [];
+  const refusals: SmtpRefusal[] = [...(options.refusals ?? [])];
+  const refused: SmtpRefusal[] = [];
+  /** The error that answers the next refusal when it is for `at`; undefined when there is none. */
+  const refusalAt = (at: SmtpRefusal['at']): Error | undefined => {
+    if (refusals[0]?.at !== at) return undefined;
+    const refusal = refusals.shift()!;
+    refused.push(refusal);
+    return Object.assign(new Error(refusal.message), { responseCode: refusal.responseCode });
+  };
   const server = new SMTPServer({
     authOptional: true,
     secure: false,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, callback) {
+      callback(refusalAt('connect'));
+    },
     onRcptTo(_address, _session, callback) {
-      if (!options.rejectRecipient) return callback();
-      callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+      if (options.rejectRecipient) return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
+      callback(refusalAt('rcpt'));
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -68,6 +98,8 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
     url: `smtp://127.0.0.1:${listening.port}`,
     port: listening.port,
     received,
+    refusals,
+    refused,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

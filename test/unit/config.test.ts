@@ -25,8 +25,14 @@ describe('configuration', () => {
       fxProviderUrl: 'https://api.frankfurter.app',
       sqliteSynchronous: 'full',
       backupDir: './data/backups',
+      backupKeep: 7,
       reviewConfidence: 0.9,
       logLevel: 'info',
+      jobRates: '30 16 * * *',
+      jobOverdue: '5 * * * *',
+      jobOutbox: '* * * * *',
+      jobBackup: '15 2 * * *',
+      jobHousekeeping: '*/10 * * * *',
     });
   });
 
@@ -42,8 +48,14 @@ describe('configuration', () => {
       'DAYBOOK_FX_PROVIDER_URL',
       'DAYBOOK_SQLITE_SYNCHRONOUS',
       'DAYBOOK_BACKUP_DIR',
+      'DAYBOOK_BACKUP_KEEP',
       'DAYBOOK_REVIEW_CONFIDENCE',
       'DAYBOOK_LOG_LEVEL',
+      'DAYBOOK_JOB_RATES',
+      'DAYBOOK_JOB_OVERDUE',
+      'DAYBOOK_JOB_OUTBOX',
+      'DAYBOOK_JOB_BACKUP',
+      'DAYBOOK_JOB_HOUSEKEEPING',
     ]);
     expect(Object.keys(loadDefaults())).to.have.lengthOf(CONFIG_ENV_NAMES.length);
   });
@@ -72,6 +84,14 @@ describe('configuration', () => {
       ['DAYBOOK_REVIEW_CONFIDENCE', '1.0', 'reviewConfidence', 1],
       ['DAYBOOK_LOG_LEVEL', 'silent', 'logLevel', 'silent'],
       ['DAYBOOK_LOG_LEVEL', 'debug', 'logLevel', 'debug'],
+      ['DAYBOOK_BACKUP_KEEP', '30', 'backupKeep', 30],
+      ['DAYBOOK_BACKUP_KEEP', '1', 'backupKeep', 1],
+      ['DAYBOOK_JOB_RATES', '0 8 * * 1-5', 'jobRates', '0 8 * * 1-5'],
+      ['DAYBOOK_JOB_RATES', 'off', 'jobRates', null],
+      ['DAYBOOK_JOB_OVERDUE', 'off', 'jobOverdue', null],
+      ['DAYBOOK_JOB_OUTBOX', '*/5 * * * *', 'jobOutbox', '*/5 * * * *'],
+      ['DAYBOOK_JOB_BACKUP', 'off', 'jobBackup', null],
+      ['DAYBOOK_JOB_HOUSEKEEPING', '0 * * * *', 'jobHousekeeping', '0 * * * *'],
     ];
     for (const [env, value, key, expected] of overrides) {
       it(`${env}=${JSON.stringify(value)} sets ${key}`, () => {
@@ -118,6 +138,14 @@ describe('configuration', () => {
       ['DAYBOOK_REVIEW_CONFIDENCE', '.9'],
       ['DAYBOOK_REVIEW_CONFIDENCE', 'high'],
       ['DAYBOOK_LOG_LEVEL', 'verbose'],
+      ['DAYBOOK_BACKUP_KEEP', '0'],
+      ['DAYBOOK_BACKUP_KEEP', '1001'],
+      ['DAYBOOK_BACKUP_KEEP', 'all'],
+      ['DAYBOOK_JOB_RATES', 'daily'],
+      ['DAYBOOK_JOB_RATES', '61 * * * *'],
+      ['DAYBOOK_JOB_OUTBOX', '* * *'],
+      ['DAYBOOK_JOB_BACKUP', ''],
+      ['DAYBOOK_JOB_HOUSEKEEPING', 'OFF'],
     ];
     for (const [env, value] of bad) {
       it(`refuses ${env}=${JSON.stringify(value)}`, () => {
@@ -152,6 +180,9 @@ describe('configuration', () => {
       );
       expect(configErrorFor({ DAYBOOK_REVIEW_CONFIDENCE: '2' }).message).to.equal(
         'DAYBOOK_REVIEW_CONFIDENCE: must be a number from 0 to 1 (got "2")',
+      );
+      expect(configErrorFor({ DAYBOOK_JOB_RATES: '61 * * * *' }).message).to.equal(
+        'DAYBOOK_JOB_RATES: must be a cron expression such as "0 16 * * *" (minute hour day month weekday, in UTC), or "off" (got "61 * * * *")',
       );
     });
   });

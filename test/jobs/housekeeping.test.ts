@@ -1,13 +1,14 @@
 import { expect } from 'chai';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCleanup } from '../../jobs/cleanup.js';
+import { runHousekeeping } from '../../jobs/housekeeping.js';
 import { IDEMPOTENCY_WINDOW_MS, storeAnswer } from '../../src/books/idempotency.js';
-import { inTransaction } from '../../src/db/connection.js';
+import { inTransaction, openDb } from '../../src/db/connection.js';
 import { CounterStore } from '../../src/http/rate-limit.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { buildTenant, buildKey, testClock } from '../support/factories.js';
 
-describe('cleanup job', () => {
+describe('housekeeping job', () => {
   let temp: TempDb;
   let counters: CounterStore;
   const clock = testClock('2026-03-15T12:00:00.000Z');
@@ -34,7 +35,7 @@ describe('cleanup job', () => {
     expect(records()).to.equal(2);
 
     clock.set(new Date(Date.parse('2026-03-15T12:00:00.000Z') + IDEMPOTENCY_WINDOW_MS));
-    const result = runCleanup({ db: temp.db, clock, counters });
+    const result = runHousekeeping({ db: temp.db, clock, counters });
     expect(result.idempotencyRecords).to.equal(1);
     expect(records()).to.equal(1);
     const left = temp.db.prepare('SELECT idempotency_key FROM idempotency_records').get() as { idempotency_key: string };
@@ -50,8 +51,31 @@ describe('cleanup job', () => {
     expect(counters.size()).to.equal(3);
 
     clock.advanceMs(6 * 60 * 1000); // the first two windows ended a minute ago
-    expect(runCleanup({ db: temp.db, clock, counters }).counterWindows).to.equal(2);
+    expect(runHousekeeping({ db: temp.db, clock, counters }).counterWindows).to.equal(2);
     expect(counters.size()).to.equal(1);
     expect((await counters.authFailures.count('127.0.0.1')).used).to.equal(2);
+  });
+
+  it('checkpoints and truncates a write-ahead log past its limit, and leaves a small one alone', () => {
+    // A reader holding a snapshot keeps SQLite's own checkpoints from resetting the log.
+    const reader = openDb(temp.db.name, { synchronous: 'normal' });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM tenants').get();
+      for (let n = 0; n < 50; n += 1) buildTenant(temp.db, clock);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    const walBytes = statSync(`${temp.db.name}-wal`).size;
+    expect(walBytes).to.be.greaterThan(4096);
+
+    const untouched = runHousekeeping({ db: temp.db, clock, counters, walLimitBytes: walBytes + 1 });
+    expect(untouched).to.include({ walBytes, walCheckpointed: false });
+    expect(statSync(`${temp.db.name}-wal`).size).to.equal(walBytes);
+
+    const truncated = runHousekeeping({ db: temp.db, clock, counters, walLimitBytes: 4096 });
+    expect(truncated).to.include({ walBytes, walCheckpointed: true });
+    expect(statSync(`${temp.db.name}-wal`).size).to.equal(0);
   });
 });

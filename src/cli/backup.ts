@@ -1,0 +1,142 @@
+import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type BackupCheck, backupBooks, BackupRefused, type BackupResult, restoreBooks } from '../db/backup.js';
+import { openDb } from '../db/connection.js';
+import { action, type CliIo, type CommandContext, resolveDbPath } from './context.js';
+import { CheckFailed, UsageError } from './errors.js';
+
+const BACKUP_HELP_AFTER = `
+An online backup (SQLite's backup API): a running server keeps serving while it is made. The
+copy is written beside FILE under a temporary name, checked with integrity_check and
+foreign_key_check, flushed to disk, and only then renamed to FILE; a copy that fails the check
+is removed, FILE stays as it was, and the command exits 3. The backup is one self-contained
+SQLite file.
+
+  daybook backup --to /srv/backups/daybook-before-upgrade.sqlite
+--json: {"file", "bytes", "integrity"}`;
+
+const RESTORE_HELP_AFTER = `
+Replaces the books (--db, else DAYBOOK_DB) with a backup. Stop the server first: while one
+serves these books it holds the lock on <books>.lock, and restore refuses. The file is copied
+beside the books and the copy checked: a SQLite database, integrity_check and foreign_key_check
+clean, Daybook's books, not from a newer Daybook. Existing books are replaced only with --yes.
+The server brings the restored books to the latest schema when it next starts.
+
+  daybook restore --from /srv/backups/daybook-20260315-021500.sqlite --yes
+--json: {"file", "books", "bytes", "replaced", "accounts", "businesses", "journalEntries",
+         "lastEntryDate", "schema", "pendingMigrations"}`;
+
+interface BackupOptions {
+  to: string;
+  force?: boolean;
+}
+
+interface RestoreOptions {
+  from: string;
+  yes?: boolean;
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+function describeContents(check: BackupCheck): string {
+  const last = check.lastEntryDate === null ? '' : `, the last dated ${check.lastEntryDate}`;
+  return `${plural(check.tenants, 'account', 'accounts')}, ${plural(check.businesses, 'business', 'businesses')}, ${plural(check.journalEntries, 'journal entry', 'journal entries')}${last}`;
+}
+
+/** The books file for commands that copy it whole: it must exist, and be a file. */
+function existingBooks(context: CommandContext): string {
+  const books = resolveDbPath(context.globals, context.io.env);
+  if (books === ':memory:' || !existsSync(books)) throw new UsageError(`no books at ${books}: check --db (or DAYBOOK_DB)`);
+  return books;
+}
+
+/** Refuses, before anything is copied, a FILE that cannot or should not be written. */
+function checkDestination(to: string, force: boolean): void {
+  let stats;
+  try {
+    stats = statSync(to);
+  } catch {
+    if (!existsSync(dirname(to))) throw new UsageError(`cannot write ${to}: no such folder`);
+    return;
+  }
+  if (stats.isDirectory()) throw new UsageError(`cannot write ${to}: it is a folder`);
+  if (!force) throw new UsageError(`${to} exists: add --force to replace it`);
+}
+
+async function backup(options: BackupOptions, context: CommandContext): Promise<void> {
+  const books = existingBooks(context);
+  checkDestination(options.to, options.force === true);
+  const db = openDb(books);
+  let result: BackupResult;
+  try {
+    result = await backupBooks(db, options.to);
+  } catch (error) {
+    if (error instanceof BackupRefused) {
+      if (error.code === 'damaged') throw new CheckFailed(`${error.message}; nothing was written to ${options.to}`);
+      throw new UsageError(error.message);
+    }
+    throw error;
+  } finally {
+    db.close();
+  }
+  context.out.result({ file: options.to, bytes: result.bytes, integrity: result.integrity }, [
+    `Backed up ${books} to ${options.to}: ${plural(result.bytes, 'byte', 'bytes')}, integrity_check ok.`,
+  ]);
+}
+
+async function restore(options: RestoreOptions, context: CommandContext): Promise<void> {
+  const books = resolveDbPath(context.globals, context.io.env);
+  if (books === ':memory:') throw new UsageError('restore needs a books file: --db (or DAYBOOK_DB) is :memory:');
+  let result;
+  try {
+    result = restoreBooks(options.from, books, {
+      replaceExisting: options.yes === true,
+      onChecked: (check) => context.out.note(`${options.from} is whole: ${describeContents(check)}; restoring it to ${books}`),
+    });
+  } catch (error) {
+    if (!(error instanceof BackupRefused)) throw error;
+    if (error.code === 'books_exist') throw new UsageError(`${books} holds books already: add --yes to replace them with ${options.from}`);
+    throw new UsageError(error.message);
+  }
+  const { check } = result;
+  const schema = check.migrations[check.migrations.length - 1] ?? null;
+  const pending = check.pendingMigrations.length;
+  context.out.result(
+    {
+      file: options.from,
+      books,
+      bytes: result.bytes,
+      replaced: result.replaced,
+      accounts: check.tenants,
+      businesses: check.businesses,
+      journalEntries: check.journalEntries,
+      lastEntryDate: check.lastEntryDate,
+      schema,
+      pendingMigrations: check.pendingMigrations,
+    },
+    [
+      `Restored ${options.from} to ${books}${result.replaced ? ' (the books there were replaced)' : ''}: ${describeContents(check)}.`,
+      pending === 0
+        ? 'The books are at the latest schema; start the server.'
+        : `Start the server: it brings the books to the latest schema (${plural(pending, 'migration', 'migrations')} to apply).`,
+    ],
+  );
+}
+
+export function registerBackupCommands(program: Command, io: CliIo): void {
+  program
+    .command('backup')
+    .description('write a checked copy of the books to FILE, while a server keeps serving them')
+    .requiredOption('--to <file>', 'the backup file to write')
+    .option('--force', 'replace FILE if it exists')
+    .addHelpText('after', BACKUP_HELP_AFTER)
+    .action(action(io, backup));
+  program
+    .command('restore')
+    .description('replace the books with a backup, after checking it (the server must be stopped)')
+    .requiredOption('--from <file>', 'the backup file to restore')
+    .option('--yes', 'replace books that exist')
+    .addHelpText('after', RESTORE_HELP_AFTER)
+    .action(action(io, restore));
+}

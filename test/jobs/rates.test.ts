@@ -1,0 +1,397 @@
+import { expect } from 'chai';
+import { RatesJobError, type RatesContext, type RatesResult, runRatesJob } from '../../jobs/rates.js';
+import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
+import { type FixedClock, fixedClock } from '../../src/clock.js';
+import { addDays } from '../../src/dates.js';
+import { createLogger } from '../../src/log.js';
+import { lookUpRate } from '../../src/rates/look-up.js';
+import type { RateProvider, RateProviderProblem } from '../../src/rates/provider.js';
+import { storeQuotedRates } from '../../src/rates/store.js';
+import { freshDb, type TempDb } from '../support/db.js';
+import { closedPortUrl, ecbBody, type FakeProvider, frankfurterBody, type ProviderReply, startFakeProvider } from '../support/rate-provider.js';
+
+/**
+ * The exchange-rate job against a real HTTP server on loopback speaking each provider's
+ * format, with a fixed clock. In March 2026 the 13th is a Friday and the 15th a Sunday.
+ */
+
+/**
+ * Each day's Frankfurter quote per 1 EUR: USD 1.MMDD1 (so every day differs), CAD 1.25, GBP 0.8,
+ * MXN 20, chosen so USD per unit comes out exact: EUR = the USD quote, CAD = x 0.8,
+ * GBP = x 1.25, MXN = / 20.
+ */
+function dayQuote(date: string): Record<string, string> {
+  return { USD: `1.${date.slice(5, 7)}${date.slice(8, 10)}1`, CAD: '1.25', GBP: '0.8', MXN: '20' };
+}
+
+const isWeekend = (date: string) => [0, 6].includes(new Date(`${date}T00:00:00.000Z`).getUTCDay());
+
+/**
+ * Frankfurter as it behaves: the day asked for, or for a weekend or holiday the business day
+ * before it (its own date in the answer). `override` changes one day's answer.
+ */
+function frankfurterDays(options: { holidays?: string[]; override?: (date: string) => ProviderReply | undefined } = {}) {
+  return (path: string): ProviderReply => {
+    const asked = /^\/(\d{4}-\d{2}-\d{2})\?/.exec(path)?.[1];
+    if (!asked) return { status: 404, body: '{"message":"not found"}' };
+    const overridden = options.override?.(asked);
+    if (overridden) return overridden;
+    let quoteDate = asked;
+    while (isWeekend(quoteDate) || options.holidays?.includes(quoteDate)) quoteDate = addDays(quoteDate, -1);
+    return { body: frankfurterBody(quoteDate, dayQuote(quoteDate)) };
+  };
+}
+
+const request = (date: string) => `GET /${date}?from=EUR&to=USD,CAD,GBP,MXN`;
+
+describe('exchange-rate job (runRatesJob)', () => {
+  let fake: FakeProvider;
+  let temp: TempDb;
+  let clock: FixedClock;
+  let logged: Record<string, unknown>[];
+  let context: RatesContext;
+
+  before(async () => {
+    fake = await startFakeProvider();
+  });
+  after(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    temp = await freshDb();
+    clock = fixedClock('2026-03-15T12:00:00.000Z');
+    fake.requests.length = 0;
+    fake.reply = frankfurterDays();
+    logged = [];
+    const log = createLogger('warn', { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
+    context = { db: temp.db, clock, provider: { kind: 'frankfurter', url: fake.url }, log, timeoutMs: 2000 };
+  });
+  afterEach(() => {
+    temp.close();
+  });
+
+  const rows = () =>
+    temp.db.prepare('SELECT currency, rate_date AS date, usd_per_unit AS usdPerUnit, source FROM exchange_rates ORDER BY rate_date, currency').all() as {
+      currency: string;
+      date: string;
+      usdPerUnit: string;
+      source: string;
+    }[];
+  const rowCount = () => rows().length;
+  const datesStored = () => [...new Set(rows().map((row) => row.date))];
+  /** Stores a day's quote as an earlier run would have. */
+  const storedDay = (date: string) =>
+    storeQuotedRates(temp.db, clock, 'frankfurter', {
+      date,
+      rates: [
+        { currency: 'CAD', usdPerUnit: '0.8' },
+        { currency: 'EUR', usdPerUnit: '1' },
+        { currency: 'GBP', usdPerUnit: '1.25' },
+        { currency: 'MXN', usdPerUnit: '0.05' },
+      ],
+    });
+
+  async function runFailing(): Promise<RatesJobError> {
+    try {
+      await runRatesJob(context);
+    } catch (error) {
+      expect(error).to.be.instanceOf(RatesJobError);
+      return error as RatesJobError;
+    }
+    expect.fail('expected the run to reject with a RatesJobError');
+  }
+
+  const result = (counts: Partial<RatesResult>): RatesResult => ({ requested: 0, stored: 0, kept: 0, refused: 0, failed: 0, upToDate: false, ...counts });
+
+  describe('backfill', () => {
+    it('first run: asks Frankfurter once per business day of the last 31 days, oldest first, and stores four rates for each', async () => {
+      // Sunday 2026-03-15: the 31 days from Friday 2026-02-13 hold 21 business days.
+      const businessDays = [
+        '2026-02-13',
+        ...['16', '17', '18', '19', '20', '23', '24', '25', '26', '27'].map((day) => `2026-02-${day}`),
+        ...['02', '03', '04', '05', '06', '09', '10', '11', '12', '13'].map((day) => `2026-03-${day}`),
+      ];
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 21, stored: 84 }));
+      expect(fake.requests).to.deep.equal(businessDays.map(request));
+      expect(datesStored()).to.deep.equal(businessDays);
+      expect(rowCount()).to.equal(84);
+      expect(rows().filter((row) => row.date === '2026-03-13')).to.deep.equal([
+        { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' }, // 1.03131 / 1.25
+        { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.03131', source: 'frankfurter' },
+        { currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2891375', source: 'frankfurter' }, // 1.03131 / 0.8
+        { currency: 'MXN', date: '2026-03-13', usdPerUnit: '0.0515655', source: 'frankfurter' }, // 1.03131 / 20
+      ]);
+      expect(logged).to.deep.equal([]);
+    });
+
+    it('second run: up to date, asks nothing and stores nothing', async () => {
+      await runRatesJob(context);
+      fake.requests.length = 0;
+      clock.advanceMs(3 * 3_600_000);
+      expect(await runRatesJob(context)).to.deep.equal(result({ upToDate: true }));
+      expect(fake.requests).to.deep.equal([]);
+      expect(rowCount()).to.equal(84);
+    });
+
+    it('a weekend uses Friday\'s rate; on Monday only Monday is asked for', async () => {
+      await runRatesJob(context);
+      expect(rateOnOrBefore(temp.db, 'GBP', '2026-03-14')).to.deep.equal({ currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2891375', source: 'frankfurter' });
+      expect(rateOnOrBefore(temp.db, 'GBP', '2026-03-15')?.date).to.equal('2026-03-13');
+      fake.requests.length = 0;
+      clock.set('2026-03-16T18:00:00.000Z');
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 4 }));
+      expect(fake.requests).to.deep.equal([request('2026-03-16')]);
+    });
+
+    it('fills only from the day after the oldest of the currencies\' latest rates', async () => {
+      storedDay('2026-03-11');
+      setRate(temp.db, clock, { currency: 'EUR', date: '2026-03-12', usdPerUnit: '1.09' });
+      // EUR has the 12th, the others only the 11th: the 12th (for those three) and the 13th are asked.
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 2, stored: 7, kept: 1 }));
+      expect(fake.requests).to.deep.equal([request('2026-03-12'), request('2026-03-13')]);
+    });
+
+    it('a holiday answered with the day before is stored once, under that day\'s own date', async () => {
+      storedDay('2026-03-10');
+      clock.set('2026-03-13T18:00:00.000Z');
+      fake.reply = frankfurterDays({ holidays: ['2026-03-12'] });
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 3, stored: 8 }));
+      expect(fake.requests).to.deep.equal(['2026-03-11', '2026-03-12', '2026-03-13'].map(request));
+      expect(datesStored()).to.deep.equal(['2026-03-10', '2026-03-11', '2026-03-13']);
+      expect(rowCount()).to.equal(12);
+      expect(rateOnOrBefore(temp.db, 'EUR', '2026-03-12')).to.deep.equal({ currency: 'EUR', date: '2026-03-11', usdPerUnit: '1.03111', source: 'frankfurter' });
+      expect(await runRatesJob(context)).to.deep.equal(result({ upToDate: true }));
+    });
+
+    it('ECB: one request for the daily file; EUR-based quotes become exact USD per unit', async () => {
+      context.provider = { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` };
+      fake.reply = {
+        contentType: 'text/xml',
+        body: ecbBody('2026-03-13', { USD: '1.0812', JPY: '161.52', CAD: '1.4591', GBP: '0.85730', MXN: '19.6543' }),
+      };
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 4 }));
+      expect(fake.requests).to.deep.equal(['GET /eurofxref-daily.xml']);
+      expect(rows()).to.deep.equal([
+        { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.7410047289', source: 'ecb' }, // 1.0812 / 1.4591 = 0.74100472894...
+        { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.0812', source: 'ecb' },
+        { currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2611687857', source: 'ecb' }, // 1.0812 / 0.8573 = 1.26116878572...
+        { currency: 'MXN', date: '2026-03-13', usdPerUnit: '0.0550108628', source: 'ecb' }, // 1.0812 / 19.6543 = 0.05501086276...
+      ]);
+      fake.requests.length = 0;
+      expect(await runRatesJob(context)).to.deep.equal(result({ upToDate: true }));
+      expect(fake.requests).to.deep.equal([]);
+    });
+
+    it('never overwrites a rate set by hand', async () => {
+      storedDay('2026-03-12');
+      setRate(temp.db, clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.09' });
+      clock.set('2026-03-13T18:00:00.000Z');
+      expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 3, kept: 1 }));
+      expect(rows().filter((row) => row.date === '2026-03-13').map((row) => [row.currency, row.usdPerUnit, row.source])).to.deep.equal([
+        ['CAD', '0.825048', 'frankfurter'],
+        ['EUR', '1.09', 'manual'],
+        ['GBP', '1.2891375', 'frankfurter'],
+        ['MXN', '0.0515655', 'frankfurter'],
+      ]);
+    });
+  });
+
+  describe('a provider answer that is no good is logged, stores nothing, and fails the run', () => {
+    const good = frankfurterBody('2026-03-13', dayQuote('2026-03-13'));
+    const cases: { name: string; reply: ProviderReply; ecb?: boolean; down?: boolean; timeoutMs?: number; problem: RateProviderProblem; message: string }[] = [
+      { name: 'malformed JSON', reply: { body: '{"amount":1.0,"base":"EUR","date":"2026-03-13","rates":{' }, problem: 'malformed', message: 'frankfurter rate provider: answer is not JSON' },
+      {
+        name: 'malformed XML',
+        ecb: true,
+        reply: { contentType: 'text/xml', body: "<gesmes:Envelope><Cube><Cube time='2026-03-13'></Cube></gesmes:Envelope>" },
+        problem: 'malformed',
+        message: 'ecb rate provider: answer is not well-formed XML (</gesmes:Envelope> does not close <Cube>)',
+      },
+      { name: 'a slow answer (no headers)', reply: { hang: 'before-headers' }, timeoutMs: 100, problem: 'timeout', message: 'frankfurter rate provider: no complete answer within 100 ms' },
+      { name: 'a slow answer (half a body)', reply: { hang: 'mid-body', body: good }, timeoutMs: 100, problem: 'timeout', message: 'frankfurter rate provider: no complete answer within 100 ms' },
+      {
+        name: 'a huge answer',
+        reply: { body: frankfurterBody('2026-03-13', dayQuote('2026-03-13'), `,"padding":"${'x'.repeat(300_000)}"`) },
+        problem: 'too_large',
+        message: 'frankfurter rate provider: answer is larger than 262144 bytes',
+      },
+      { name: 'HTTP 500', reply: { status: 500, body: '{"message":"internal"}' }, problem: 'http_status', message: 'frankfurter rate provider: answered HTTP 500' },
+      { name: 'a server that is down', reply: {}, down: true, problem: 'unreachable', message: 'frankfurter rate provider: request failed (ECONNREFUSED)' },
+      {
+        name: 'a missing currency',
+        reply: { body: frankfurterBody('2026-03-13', { USD: '1.0812', CAD: '1.4591', GBP: '0.8573' }) },
+        problem: 'missing_currency',
+        message: 'frankfurter rate provider: the answer has no MXN rate',
+      },
+      { name: 'a zero quote', reply: { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), MXN: '0' }) }, problem: 'bad_rate', message: 'frankfurter rate provider: MXN rate 0 is zero' },
+      { name: 'a negative quote', reply: { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), CAD: '-1.25' }) }, problem: 'bad_rate', message: 'frankfurter rate provider: CAD rate -1.25 is negative' },
+    ];
+
+    for (const failure of cases) {
+      it(`${failure.name}: then a good answer is stored by the next run`, async () => {
+        // Thursday is stored; Friday 2026-03-13 is the one day to ask for.
+        storedDay('2026-03-12');
+        clock.set('2026-03-13T18:00:00.000Z');
+        const provider: RateProvider = failure.ecb ? { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` } : { kind: 'frankfurter', url: failure.down ? await closedPortUrl() : fake.url };
+        context.provider = provider;
+        if (failure.timeoutMs) context.timeoutMs = failure.timeoutMs;
+        fake.reply = failure.reply;
+        const asked = failure.ecb ? 'latest' : '2026-03-13';
+
+        const error = await runFailing();
+        expect(error.message).to.equal(`1 of 1 rate requests failed: ${asked}: ${failure.message}`);
+        expect(error.result).to.deep.equal(result({ requested: 1, failed: 1 }));
+        expect(rowCount()).to.equal(4);
+        expect(logged).to.have.length(1);
+        expect(logged[0]).to.include({ level: 40, msg: 'exchange-rate request failed', provider: provider.kind, date: asked, problem: failure.problem, error: failure.message });
+        expect(fake.requests).to.deep.equal(failure.down ? [] : [failure.ecb ? 'GET /eurofxref-daily.xml' : request('2026-03-13')]);
+
+        // The same process carries on: the next run, with the provider well again, stores Friday.
+        context.provider = failure.ecb ? provider : { kind: 'frankfurter', url: fake.url };
+        fake.reply = failure.ecb ? { contentType: 'text/xml', body: ecbBody('2026-03-13', { USD: '1.2', CAD: '1.5', GBP: '0.8', MXN: '24' }) } : { body: good };
+        expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 4 }));
+        expect(rateOnOrBefore(temp.db, 'MXN', '2026-03-13')).to.include({ date: '2026-03-13', usdPerUnit: failure.ecb ? '0.05' : '0.0515655' });
+      });
+    }
+
+    it('stores the days that did answer and names the one that did not', async () => {
+      storedDay('2026-03-10');
+      clock.set('2026-03-13T18:00:00.000Z');
+      fake.reply = frankfurterDays({ override: (date) => (date === '2026-03-12' ? { status: 503 } : undefined) });
+      const error = await runFailing();
+      expect(error.message).to.equal('1 of 3 rate requests failed: 2026-03-12: frankfurter rate provider: answered HTTP 503');
+      expect(error.result).to.deep.equal(result({ requested: 3, stored: 8, failed: 1 }));
+      expect(datesStored()).to.deep.equal(['2026-03-10', '2026-03-11', '2026-03-13']);
+    });
+
+    it('gives up after three failures in a row, leaving the rest for the retry', async () => {
+      fake.reply = { status: 500 };
+      const error = await runFailing();
+      expect(error.message).to.equal(
+        '3 of 3 rate requests failed (stopped after 3 failures in a row; 18 more days not asked): ' +
+          '2026-02-13: frankfurter rate provider: answered HTTP 500; 2026-02-16: frankfurter rate provider: answered HTTP 500; 2026-02-17: frankfurter rate provider: answered HTTP 500',
+      );
+      expect(error.result).to.deep.equal(result({ requested: 3, failed: 3 }));
+      expect(fake.requests).to.deep.equal(['2026-02-13', '2026-02-16', '2026-02-17'].map(request));
+      expect(rowCount()).to.equal(0);
+      expect(logged.map((line) => line.date)).to.deep.equal(['2026-02-13', '2026-02-16', '2026-02-17']);
+    });
+  });
+
+  describe('refused rates', () => {
+    it('a rate over 100 times, or under 1/100 of, the day before is refused; the quote\'s other currencies are stored', async () => {
+      storedDay('2026-03-12'); // MXN 0.05, GBP 1.25
+      clock.set('2026-03-13T18:00:00.000Z');
+      // Per 1 EUR: MXN 0.01 makes USD per MXN 103.131 (2,062x 0.05); GBP 100 makes it 0.0103131 (under 1.25 / 100).
+      fake.reply = { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), MXN: '0.01', GBP: '100' }) };
+      const error = await runFailing();
+      expect(error.message).to.equal(
+        '2 rates refused: GBP rate 0.0103131 for 2026-03-13 is less than 1/100 of the 1.25 stored for 2026-03-12; ' +
+          'MXN rate 103.131 for 2026-03-13 is more than 100 times the 0.05 stored for 2026-03-12',
+      );
+      expect(error.result).to.deep.equal(result({ requested: 1, stored: 2, refused: 2 }));
+      expect(rows().filter((row) => row.date === '2026-03-13').map((row) => [row.currency, row.usdPerUnit])).to.deep.equal([
+        ['CAD', '0.825048'],
+        ['EUR', '1.03131'],
+      ]);
+      expect(rateOnOrBefore(temp.db, 'MXN', '2026-03-13')).to.include({ date: '2026-03-12', usdPerUnit: '0.05' });
+      expect(logged.map(({ level, currency, date, usdPerUnit, previous, reason }) => ({ level, currency, date, usdPerUnit, previous, reason }))).to.deep.equal([
+        { level: 40, currency: 'GBP', date: '2026-03-13', usdPerUnit: '0.0103131', previous: { date: '2026-03-12', usdPerUnit: '1.25' }, reason: 'under_hundredth_of_previous' },
+        { level: 40, currency: 'MXN', date: '2026-03-13', usdPerUnit: '103.131', previous: { date: '2026-03-12', usdPerUnit: '0.05' }, reason: 'over_100x_previous' },
+      ]);
+    });
+  });
+});
+
+describe('storeQuotedRates', () => {
+  let temp: TempDb;
+  const clock = fixedClock('2026-03-15T12:00:00.000Z');
+  beforeEach(async () => {
+    temp = await freshDb();
+  });
+  afterEach(() => {
+    temp.close();
+  });
+  const rows = () => temp.db.prepare('SELECT currency, rate_date AS date, usd_per_unit AS usdPerUnit FROM exchange_rates ORDER BY rate_date, currency').all();
+
+  it('refuses zero, negative and malformed rates, and stores the quote\'s others', () => {
+    const stored = storeQuotedRates(temp.db, clock, 'frankfurter', {
+      date: '2026-03-13',
+      rates: [
+        { currency: 'CAD', usdPerUnit: '0' },
+        { currency: 'EUR', usdPerUnit: '-1.0812' },
+        { currency: 'GBP', usdPerUnit: '1.2611687857' },
+        { currency: 'MXN', usdPerUnit: '5.5e-2' },
+      ],
+    });
+    expect(stored).to.deep.equal({
+      stored: 1,
+      kept: 0,
+      refused: [
+        { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0', reason: 'zero', message: 'CAD rate 0 is zero' },
+        { currency: 'EUR', date: '2026-03-13', usdPerUnit: '-1.0812', reason: 'negative', message: 'EUR rate -1.0812 is negative' },
+        { currency: 'MXN', date: '2026-03-13', usdPerUnit: '5.5e-2', reason: 'malformed', message: 'MXN rate "5.5e-2" is not a decimal with at most 10 places' },
+      ],
+    });
+    expect(rows()).to.deep.equal([{ currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2611687857' }]);
+    const tooFine = storeQuotedRates(temp.db, clock, 'frankfurter', { date: '2026-03-12', rates: [{ currency: 'CAD', usdPerUnit: '0.74100472894' }] });
+    expect(tooFine.refused.map((refusal) => refusal.reason)).to.deep.equal(['malformed']);
+    expect(rows()).to.have.length(1);
+  });
+
+  it('compares with the latest rate before the quote\'s date, exactly: 100 times (or 1/100) passes, a hair beyond does not', () => {
+    setRate(temp.db, clock, { currency: 'MXN', date: '2026-03-11', usdPerUnit: '0.05' });
+    setRate(temp.db, clock, { currency: 'CAD', date: '2026-03-11', usdPerUnit: '0.7' });
+    const quote = (rates: { currency: 'CAD' | 'MXN'; usdPerUnit: string }[]) => storeQuotedRates(temp.db, clock, 'ecb', { date: '2026-03-13', rates });
+    const beyond = quote([
+      { currency: 'MXN', usdPerUnit: '5.0000000001' },
+      { currency: 'CAD', usdPerUnit: '0.0069999999' },
+    ]);
+    expect(beyond.refused.map(({ currency, reason, previous }) => ({ currency, reason, previousDate: previous?.date }))).to.deep.equal([
+      { currency: 'MXN', reason: 'over_100x_previous', previousDate: '2026-03-11' },
+      { currency: 'CAD', reason: 'under_hundredth_of_previous', previousDate: '2026-03-11' },
+    ]);
+    expect(rows()).to.have.length(2);
+    expect(quote([{ currency: 'MXN', usdPerUnit: '0.0004999999' }]).refused.map((refusal) => refusal.reason)).to.deep.equal(['under_hundredth_of_previous']);
+    expect(quote([
+      { currency: 'MXN', usdPerUnit: '5' },
+      { currency: 'CAD', usdPerUnit: '0.007' },
+    ])).to.deep.equal({ stored: 2, kept: 0, refused: [] });
+    expect(rows()).to.deep.equal([
+      { currency: 'CAD', date: '2026-03-11', usdPerUnit: '0.7' },
+      { currency: 'MXN', date: '2026-03-11', usdPerUnit: '0.05' },
+      { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.007' },
+      { currency: 'MXN', date: '2026-03-13', usdPerUnit: '5' },
+    ]);
+  });
+});
+
+describe('lookUpRate refuses what the rates job refuses', () => {
+  let fake: FakeProvider;
+  let temp: TempDb;
+  const clock = fixedClock('2026-03-15T12:00:00.000Z');
+  before(async () => {
+    fake = await startFakeProvider();
+    temp = await freshDb();
+  });
+  after(async () => {
+    await fake.close();
+    temp.close();
+  });
+
+  it('a rate over 100 times the one before: the older rate is used, with the reason beside it, and the rest of the quote is stored', async () => {
+    setRate(temp.db, clock, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
+    fake.reply = { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), MXN: '0.01' }) };
+    const provider: RateProvider = { kind: 'frankfurter', url: fake.url };
+    expect(await lookUpRate(temp.db, clock, provider, 'MXN', '2026-03-13')).to.deep.equal({
+      rate: { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05', source: 'manual' },
+      problem:
+        'the latest MXN rate stored is for 2026-03-02, and looking up a newer one failed: ' +
+        'the frankfurter rate provider\'s answer was refused: MXN rate 103.131 for 2026-03-13 is more than 100 times the 0.05 stored for 2026-03-02',
+    });
+    expect(fake.requests).to.deep.equal([request('2026-03-13')]);
+    expect(temp.db.prepare("SELECT currency FROM exchange_rates WHERE rate_date = '2026-03-13' ORDER BY currency").pluck().all()).to.deep.equal(['CAD', 'EUR', 'GBP']);
+    expect(await lookUpRate(temp.db, clock, provider, 'CAD', '2026-03-13')).to.deep.equal({ rate: { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' } });
+    expect(fake.requests).to.have.length(1);
+  });
+});
