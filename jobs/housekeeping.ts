@@ -39,9 +39,24 @@ export function runHousekeeping(context: HousekeepingContext): HousekeepingResul
   const counterWindows = context.counters.clearEnded(context.clock.now().getTime());
   context.db.pragma('optimize');
   const walBytes = walSize(context.db);
-  const walCheckpointed = walBytes > (context.walLimitBytes ?? WAL_LIMIT_BYTES);
-  if (walCheckpointed) context.db.pragma('wal_checkpoint(TRUNCATE)');
+  const walCheckpointed = walBytes > (context.walLimitBytes ?? WAL_LIMIT_BYTES) && truncateWal(context.db);
   return { idempotencyRecords, counterWindows, walBytes, walCheckpointed };
+}
+
+/**
+ * Checkpoints the whole log into the books file and truncates it, without waiting: while
+ * another process holds a read open (the very reason a log grows), SQLite answers busy at once
+ * instead of holding up the server's requests, and the next run tries again.
+ */
+function truncateWal(db: Db): boolean {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number | bigint }[];
+    return Number(result?.busy ?? 1) === 0;
+  } finally {
+    db.pragma(`busy_timeout = ${Number(timeout)}`);
+  }
 }
 
 /** The size of the books file's write-ahead log; 0 when there is none (or the books are in memory). */

@@ -26,7 +26,8 @@ export interface JobDefinition {
 export interface JobRecorder {
   planned(job: JobDefinition, nextRunAt: Date | null): void;
   started(job: JobDefinition): void;
-  finished(job: JobDefinition, finish: { outcome: 'ok' | 'failed'; durationMs: number; result?: unknown; error?: string; nextRunAt: Date | null }): void;
+  /** nextRunAt: the scheduler's next run; undefined when the run was not the scheduler's (`daybook jobs run`), which leaves the recorded one as it was. */
+  finished(job: JobDefinition, finish: { outcome: 'ok' | 'failed'; durationMs: number; result?: unknown; error?: string; nextRunAt: Date | null | undefined }): void;
 }
 
 export interface JobPoolOptions {
@@ -154,7 +155,7 @@ export async function runJobOnce(
   job: JobDefinition,
   log: Logger,
   recorder: JobRecorder | undefined,
-  nextRun: (job: JobDefinition) => Date | null = () => null,
+  nextRun: (job: JobDefinition) => Date | null | undefined = () => undefined,
 ): Promise<JobRunOutcome> {
   recorder?.started(job);
   const started = performance.now();

@@ -80,7 +80,11 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     throw error;
   }
   const recorder = booksRecorder(db, clock, config);
-  recorder.plannedOff();
+  try {
+    recorder.plannedOff();
+  } catch (error) {
+    log.error({ err: error }, 'jobs that are off not recorded');
+  }
   const pool = startJobPool(scheduledJobs(app.services), log, { recorder });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -80,7 +80,12 @@ async function list(_options: unknown, context: CommandContext): Promise<void> {
 async function runNow(name: JobName, context: CommandContext): Promise<void> {
   const path = resolveDbPath(context.globals, context.io.env);
   if (path !== ':memory:' && !existsSync(path)) throw new UsageError(`no books at ${path}: check --db (or DAYBOOK_DB)`);
-  const config = loadConfig(context.io.env, { db: path });
+  // A backup run by hand removes none of the scheduled ones: this shell's DAYBOOK_BACKUP_KEEP
+  // need not be the server's.
+  const config = loadConfig(context.io.env, { db: path, backupKeep: 1000 });
+  if (name === 'outbox' && config.smtpUrl === null) {
+    throw new UsageError('jobs run outbox needs DAYBOOK_SMTP_URL (the server\'s mail server): without it the emails would be written to this command\'s log and counted as sent');
+  }
   // The job's own log lines go to stderr, as the server's do; stdout carries the result.
   const log = createLogger(config.logLevel, { write: (line: string) => context.io.stderr(line) });
   const outcome = await withBooksAtAsync(path, async (db) => {

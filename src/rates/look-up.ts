@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import { type Clock, todayUtc } from '../clock.js';
 import { daysBetween, isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { type ExchangeRate, rateOnOrBefore } from '../books/fx.js';
@@ -51,6 +51,9 @@ export async function lookUpRate(
     if (!(error instanceof RateProviderError)) throw error;
     return failed(error.message);
   }
+  // As in the rates job: a quote dated after today is no real quote, and stored it would stand
+  // in the way of the real one (fetched rates never overwrite stored ones).
+  if (quoted.date > todayUtc(clock)) return failed(`the ${provider.kind} rate provider's quote is dated ${quoted.date}, after today`);
 
   const { refused } = storeQuotedRates(db, clock, provider.kind, quoted);
   // A refused rate was not stored: as far as this currency goes, the provider did not answer.

@@ -97,6 +97,18 @@ describe('daybook jobs', function () {
     });
   });
 
+  it('refuses to run the outbox without a mail server, rather than count emails as sent to a log', async () => {
+    expectBadArguments(await cli.run(['jobs', 'run', 'outbox']), /^daybook: jobs run outbox needs DAYBOOK_SMTP_URL/);
+    expect((await list()).jobs.find((job) => job.name === 'outbox')?.runs).to.equal(0);
+  });
+
+  it("a run by hand keeps the next run the server planned", async () => {
+    const planned = '2026-03-16T02:15:00.000Z';
+    cli.withDb((db) => db.prepare("INSERT INTO job_runs (name, schedule, next_run_at, updated_at) VALUES ('overdue', '5 * * * *', ?, ?)").run(planned, planned));
+    expectOk(await cli.run(['jobs', 'run', 'overdue']));
+    expect(cli.withDb((db) => db.prepare("SELECT next_run_at, runs FROM job_runs WHERE name = 'overdue'").get())).to.deep.equal({ next_run_at: planned, runs: 1n });
+  });
+
   it('refuses a job it does not have (exit 2)', async () => {
     expectBadArguments(await cli.run(['jobs', 'run', 'payroll']), /^daybook: command-argument value 'payroll' is invalid for argument 'name'. Allowed choices are rates, overdue, outbox, backup, housekeeping/);
   });
