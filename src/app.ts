@@ -14,6 +14,8 @@ import { createMailer } from './email/mailer.js';
 import type { ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
 import { payPage } from './http/pay-page.js';
+import { buildOpenApiDocument } from './http/openapi.js';
+import { packageVersion } from './paths.js';
 import type { Logger } from './log.js';
 
 export const API_PREFIX = '/api/v1';
@@ -49,8 +51,11 @@ export function buildApp(options: AppOptions): DaybookApp {
   };
 
   let api: AppMiddleware;
+  let openApi: string;
   try {
-    api = apiPipeline(services, options.operations ?? operations, options.onReplyViolation);
+    const served = options.operations ?? operations;
+    api = apiPipeline(services, served, options.onReplyViolation);
+    openApi = JSON.stringify(buildOpenApiDocument(served, { siteUrl: options.config.siteUrl, version: packageVersion() }));
   } catch (error) {
     counters.close();
     mailer.close();
@@ -61,7 +66,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(requestId);
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
-  app.use(routeByPrefix(api, publicPipeline(services)));
+  app.use(routeByPrefix(api, publicPipeline(services, openApi)));
 
   app.services = services;
   app.close = () => {
@@ -77,8 +82,13 @@ function apiPipeline(services: Services, served: readonly Operation[], onReplyVi
   return compose([authenticate(services), onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 
-function publicPipeline(services: Services): AppMiddleware {
+function publicPipeline(services: Services, openApi: string): AppMiddleware {
   const router = new Router<RequestState>({ strict: true, sensitive: true });
+  // The published contract, built once at start-up; no key needed.
+  router.get('/openapi/v1.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApi;
+  });
   router.get('/healthz', (ctx) => {
     ctx.body = { ok: true };
   });

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,4 +13,12 @@ function findProjectRoot(start: string): string {
     if (parent === dir) throw new Error(`no package.json above ${start}`);
     dir = parent;
   }
+}
+
+let version: string | undefined;
+
+/** The version in package.json (the OpenAPI document's info.version). */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
 }

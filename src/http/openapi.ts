@@ -1,0 +1,163 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ErrorBody } from '../schemas/common.js';
+import type { Operation } from './operation.js';
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, built at start-up from the same TypeBox schemas that
+ * validate each request and describe each answer, so the document cannot drift from the code.
+ * A schema with a `title` that more than one place uses (Money, Error, ...) becomes a reusable
+ * component; everything else stays inline.
+ */
+
+/** The codes any operation can answer (spec: "Every endpoint can additionally answer"). */
+const COMMON_ERRORS: readonly ErrorCode[] = ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error'];
+
+type Json = Record<string, unknown>;
+
+/** A plain JSON copy of a TypeBox schema (its symbol-keyed bookkeeping dropped). */
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema)) as Json;
+}
+
+/** Collects titled schemas and replaces each use with a $ref to components.schemas. */
+class Components {
+  readonly schemas: Record<string, Json> = {};
+  readonly #byTitle = new Map<string, string>();
+
+  /** The schema, with every titled object inside it (itself included) moved to a component. */
+  use(schema: Json): Json {
+    const title = typeof schema.title === 'string' ? schema.title : undefined;
+    const inner = this.#walk(schema);
+    if (title === undefined) return inner;
+    const text = JSON.stringify(inner);
+    const seen = this.#byTitle.get(title);
+    if (seen !== undefined && seen !== text) throw new Error(`openapi: two different schemas are titled ${title}`);
+    this.#byTitle.set(title, text);
+    this.schemas[title] = inner;
+    return { $ref: `#/components/schemas/${title}` };
+  }
+
+  #walk(schema: Json): Json {
+    const out: Json = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'properties' && value && typeof value === 'object') {
+        out[key] = Object.fromEntries(Object.entries(value as Record<string, Json>).map(([name, child]) => [name, this.use(child)]));
+      } else if ((key === 'items' || key === 'additionalProperties' || key === 'not') && value && typeof value === 'object' && !Array.isArray(value)) {
+        out[key] = this.use(value as Json);
+      } else if ((key === 'anyOf' || key === 'oneOf' || key === 'allOf') && Array.isArray(value)) {
+        out[key] = (value as Json[]).map((child) => this.use(child));
+      } else {
+        out[key] = value;
+      }
+    }
+    return out;
+  }
+}
+
+/** `/invoices/:id/send` as OpenAPI writes it: `/invoices/{id}/send`. */
+export function openApiPath(routerPath: string): string {
+  return routerPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function parameters(where: 'path' | 'query', schema: TObject, components: Components): Json[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties).map(([name, property]) => {
+    const json = plain(property);
+    const description = typeof json.description === 'string' ? json.description : undefined;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: components.use(json),
+    };
+  });
+}
+
+const RATE_LIMIT_HEADERS = {
+  'ratelimit-limit': { description: "requests the key's budget allows in the current window", schema: { type: 'integer' } },
+  'ratelimit-remaining': { description: 'requests left in the current window', schema: { type: 'integer' } },
+  'ratelimit-reset': { description: 'when the window ends, in Unix seconds', schema: { type: 'integer' } },
+};
+const REQUEST_ID_HEADER = { 'x-request-id': { description: 'the id of this request, also in every error body', schema: { type: 'string' } } };
+
+function errorResponses(operation: Operation, components: Components): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...COMMON_ERRORS, ...operation.errors]) {
+    const status = ERROR_STATUS[code];
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, codes]) => [
+      String(status),
+      {
+        description: `error: ${codes.join(', ')}`,
+        headers: REQUEST_ID_HEADER,
+        content: { 'application/json': { schema: components.use(plain(ErrorBody)) } },
+      },
+    ]),
+  );
+}
+
+function operationObject(operation: Operation, components: Components): Json {
+  const success = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]) => [
+      status,
+      {
+        description: response.description,
+        headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+        content: { 'application/json': { schema: components.use(plain(response.schema)) } },
+      },
+    ]),
+  );
+  const idempotencyKey =
+    operation.method === 'POST'
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'a key of your choosing: printable ASCII, at most 200 characters; a retry with the same key and inputs within 24 hours replays the first answer',
+            schema: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x20-\\x7e]+$' },
+          },
+        ]
+      : [];
+  return {
+    operationId: operation.id,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [operation.id.split('.')[0]],
+    'x-permission': operation.permission,
+    parameters: [...parameters('path', operation.params, components), ...parameters('query', operation.query, components), ...idempotencyKey],
+    ...(operation.method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: components.use(plain(operation.body)) } } } } : {}),
+    responses: { ...success, ...errorResponses(operation, components) },
+  };
+}
+
+/** The whole document for `operations`, served at /openapi/v1.json. */
+export function buildOpenApiDocument(operations: readonly Operation[], options: { siteUrl: string; version: string }): Json {
+  const components = new Components();
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const operation of operations) {
+    const path = openApiPath(operation.path);
+    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: operationObject(operation, components) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Daybook bookkeeping API',
+      version: options.version,
+      description: 'Double-entry books for small firms: customers, vendors, expenses, invoices, a review queue, Today and five reports. Money is whole cents in strings.',
+    },
+    servers: [{ url: `${options.siteUrl}/api/v1` }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key made with `daybook key create`' } },
+      schemas: components.schemas,
+    },
+  };
+}
