@@ -2,6 +2,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ErrorBody } from '../schemas/common.js';
 import type { Operation } from './operation.js';
+import { COMMON_ERROR_CODES } from './reply-check.js';
 
 /**
  * The OpenAPI 3.1 document of /api/v1, built at start-up from the same TypeBox schemas that
@@ -10,8 +11,6 @@ import type { Operation } from './operation.js';
  * component; everything else stays inline.
  */
 
-/** The codes any operation can answer (spec: "Every endpoint can additionally answer"). */
-const COMMON_ERRORS: readonly ErrorCode[] = ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error'];
 
 type Json = Record<string, unknown>;
 
@@ -84,7 +83,9 @@ const REQUEST_ID_HEADER = { 'x-request-id': { description: 'the id of this reque
 
 function errorResponses(operation: Operation, components: Components): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON_ERRORS, ...operation.errors]) {
+  // Any POST may meet an Idempotency-Key clash (spec, Idempotency rule 3), as reply-check.ts holds.
+  const idempotency: ErrorCode[] = operation.method === 'POST' ? ['conflict'] : [];
+  for (const code of [...COMMON_ERROR_CODES, ...idempotency, ...operation.errors]) {
     const status = ERROR_STATUS[code];
     const codes = byStatus.get(status) ?? [];
     if (!codes.includes(code)) codes.push(code);

@@ -66,10 +66,11 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
     expect(limit.schema).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
   });
 
-  it('answers every declared error code under its status, the common ones on every operation, with the Error schema', () => {
+  it('answers every declared error code under its status, the common ones on every operation and conflict on every POST, with the Error schema', () => {
     for (const operation of operations) {
       const op = doc.paths[operation.path.replace(/:(\w+)/g, '{$1}')][operation.method.toLowerCase()];
-      for (const code of ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error', ...operation.errors] as const) {
+      const idempotency = operation.method === 'POST' ? (['conflict'] as const) : [];
+      for (const code of ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error', ...idempotency, ...operation.errors] as const) {
         const response = op.responses[String(ERROR_STATUS[code])];
         expect(response?.description, `${operation.id} ${code}`).to.contain(code);
         expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
