@@ -8,10 +8,10 @@ import type { Db } from './db/connection.js';
 import { authenticate } from './http/auth.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
-import { mountOperations, type Operation } from './http/operation.js';
+import { type MountOptions, mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
 import { createMailer } from './email/mailer.js';
-import type { ReplyViolation } from './http/reply-check.js';
+import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
 import { payPage } from './http/pay-page.js';
 import { buildOpenApiDocument } from './http/openapi.js';
@@ -29,6 +29,8 @@ export interface AppOptions {
   operations?: readonly Operation[];
   /** Called for every reply that breaks its operation's declared responses (the test suite sets it). */
   onReplyViolation?: (violation: ReplyViolation) => void;
+  /** Told the status of every answer (the test suite counts which operations and statuses it saw). */
+  onReply?: ReplyObserver;
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -54,7 +56,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   let openApi: string;
   try {
     const served = options.operations ?? operations;
-    api = apiPipeline(services, served, options.onReplyViolation);
+    api = apiPipeline(services, served, { ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}), ...(options.onReply ? { onReply: options.onReply } : {}) });
     openApi = JSON.stringify(buildOpenApiDocument(served, { siteUrl: options.config.siteUrl, version: packageVersion() }));
   } catch (error) {
     counters.close();
@@ -76,9 +78,9 @@ export function buildApp(options: AppOptions): DaybookApp {
   return app;
 }
 
-function apiPipeline(services: Services, served: readonly Operation[], onReplyViolation?: (violation: ReplyViolation) => void): AppMiddleware {
+function apiPipeline(services: Services, served: readonly Operation[], checks: MountOptions): AppMiddleware {
   const router = new Router<RequestState>({ prefix: API_PREFIX, strict: true, sensitive: true });
-  mountOperations(router, services, served, onReplyViolation ? { onReplyViolation } : {});
+  mountOperations(router, services, served, checks);
   return compose([authenticate(services), onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 

@@ -6,7 +6,7 @@ import { buildApp, type DaybookApp } from './app.js';
 import { startJobPool } from '../jobs/pool.js';
 import { booksRecorder, scheduledJobs } from '../jobs/registry.js';
 import type { Operation } from './http/operation.js';
-import type { ReplyViolation } from './http/reply-check.js';
+import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDb } from './db/connection.js';
@@ -39,6 +39,8 @@ export interface StartOptions {
   operations?: readonly Operation[];
   /** Tests check every reply against its operation's declared responses. */
   onReplyViolation?: (violation: ReplyViolation) => void;
+  /** Tests count the operations and statuses they saw answered. */
+  onReply?: ReplyObserver;
   /** The books file's server lock, when the caller took it already (demo holds it while it seeds); released on close. */
   heldLock?: () => void;
 }
@@ -72,6 +74,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       log,
       ...(options.operations ? { operations: options.operations } : {}),
       ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
+      ...(options.onReply ? { onReply: options.onReply } : {}),
     });
     server = await listen(app, config);
   } catch (error) {

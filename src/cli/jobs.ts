@@ -63,9 +63,10 @@ async function list(_options: unknown, context: CommandContext): Promise<void> {
       nextRunAt: running ? (record?.nextRunAt ?? null) : null,
     };
   });
+  // While a server runs, its schedules are the ones that count (its settings may differ from this shell's).
   const rows = jobs.map((job, index) => [
     job.name,
-    job.schedule,
+    running ? (job.serverSchedule ?? 'off') : job.schedule,
     lastRun(records[index]),
     job.nextRunAt === null ? (running ? 'off' : '-') : when(job.nextRunAt),
   ]);

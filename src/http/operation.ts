@@ -10,7 +10,7 @@ import { bodyRules, isPlainObject } from './body.js';
 import { type AppContext, type AppMiddleware, principalOf, type Services } from './context.js';
 import { rateLimit } from './limits.js';
 import { isPermission, type Permission, PERMISSIONS_BY_ACCESS } from './permissions.js';
-import { checkReplies, type ReplyViolation } from './reply-check.js';
+import { checkReplies, type ReplyObserver, type ReplyViolation } from './reply-check.js';
 import { coerceQuery, precompile, validate } from './validate.js';
 
 /** The 22 operation ids of the published v1 surface (spec, Versioning rule 3). */
@@ -134,6 +134,8 @@ export function defineWrite<P extends TObject, Q extends TObject, B extends TObj
 export interface MountOptions {
   /** Checks every reply against the operation's declared responses (the test suite sets it). */
   onReplyViolation?: (violation: ReplyViolation) => void;
+  /** Told the status of every answer an operation gives (the test suite counts coverage with it). */
+  onReply?: ReplyObserver;
 }
 
 /** Mounts operations on the router, each behind scope, rate limit, body rules and input checks. */
@@ -147,7 +149,7 @@ export function mountOperations(
   for (const operation of operations) {
     assertWellDeclared(operation, seen);
     const steps: AppMiddleware[] = [
-      ...(options.onReplyViolation ? [checkReplies(operation, options.onReplyViolation)] : []),
+      ...(options.onReplyViolation ? [checkReplies(operation, options.onReplyViolation, options.onReply)] : []),
       requirePermission(operation.permission),
       rateLimit(services, operation.method === 'GET' ? 'read' : 'write'),
       bodyRules,

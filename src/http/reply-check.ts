@@ -19,7 +19,10 @@ export interface ReplyViolation {
 /** Codes any endpoint may answer (spec, Endpoints: "the common errors"). */
 export const COMMON_ERROR_CODES: readonly ErrorCode[] = ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error'];
 
-export function checkReplies(operation: Operation, report: (violation: ReplyViolation) => void): AppMiddleware {
+/** Every answer an operation gave, by status: what the test suite counts as covered. */
+export type ReplyObserver = (operationId: string, status: number) => void;
+
+export function checkReplies(operation: Operation, report: (violation: ReplyViolation) => void, observe?: ReplyObserver): AppMiddleware {
   // Any POST may meet an Idempotency-Key clash (spec, Idempotency rule 3).
   const idempotency: ErrorCode[] = operation.method === 'POST' ? ['conflict'] : [];
   const allowedCodes = new Set<ErrorCode>([...COMMON_ERROR_CODES, ...idempotency, ...operation.errors]);
@@ -27,11 +30,13 @@ export function checkReplies(operation: Operation, report: (violation: ReplyViol
     try {
       await next();
     } catch (thrown) {
+      if (thrown instanceof ApiError) observe?.(operation.id, thrown.status);
       if (thrown instanceof ApiError && !allowedCodes.has(thrown.code)) {
         report({ operationId: operation.id, status: thrown.status, problem: `error code ${thrown.code} is not declared` });
       }
       throw thrown;
     }
+    observe?.(operation.id, ctx.status);
     const problem = replyProblem(operation, ctx.status, ctx.body);
     if (problem) report({ operationId: operation.id, status: ctx.status, problem });
   };

@@ -135,6 +135,10 @@ describe('daybook jobs', function () {
       }
       expect(byName.get('overdue')?.serverSchedule).to.equal('5 * * * *');
       expect(byName.get('rates')).to.include({ serverSchedule: null, nextRunAt: null, runs: 0 });
+      // This shell turns rates off too; the table shows the server's schedules.
+      const human = (await cli.run(['jobs', 'list'], { env: { ...CLI_TEST_ENV, DAYBOOK_JOB_RATES: '0 9 * * *' } })).stdout;
+      expect(human).to.match(/^rates\s+off\s+never\s+off$/m);
+      expect(human).to.match(/^overdue\s+5 \* \* \* \*\s+ok at /m);
     } finally {
       stop.abort();
     }

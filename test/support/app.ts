@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
-import { checkReply, recordViolation } from './replies.js';
+import { checkReply, recordReply, recordViolation } from './replies.js';
 
 export interface TestResponse {
   status: number;
@@ -78,6 +78,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     clock,
     log: options.log ?? createLogger('silent'),
     onReplyViolation: options.onReplyViolation ?? recordViolation,
+    onReply: recordReply,
     ...(options.operations ? { operations: options.operations } : {}),
   });
   const expectations = { allowFault: false };

@@ -20,6 +20,34 @@ export function takeViolations(): ReplyViolation[] {
   return reported.splice(0, reported.length);
 }
 
+/** Every (operation, status) an app answered during the run: the contract coverage. */
+const answered = new Map<string, Set<number>>();
+
+export function recordReply(operationId: string, status: number): void {
+  const statuses = answered.get(operationId) ?? new Set<number>();
+  statuses.add(status);
+  answered.set(operationId, statuses);
+}
+
+export interface ContractCoverage {
+  operations: number;
+  pairs: number;
+  /** Operations of the published surface no test saw answered. */
+  uncovered: string[];
+  /** Each operation with the statuses it was seen to answer. */
+  byOperation: Record<string, number[]>;
+}
+
+export function contractCoverage(operationIds: readonly string[]): ContractCoverage {
+  const byOperation = Object.fromEntries(operationIds.filter((id) => answered.has(id)).map((id) => [id, [...answered.get(id)!].sort((a, b) => a - b)]));
+  return {
+    operations: Object.keys(byOperation).length,
+    pairs: Object.values(byOperation).reduce((sum, statuses) => sum + statuses.length, 0),
+    uncovered: operationIds.filter((id) => !answered.has(id)),
+    byOperation,
+  };
+}
+
 export function describeViolations(violations: readonly ReplyViolation[]): string {
   return violations.map((v) => `${v.operationId} answered ${v.status}: ${v.problem}`).join('\n');
 }
