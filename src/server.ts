@@ -8,7 +8,7 @@ import { booksRecorder, scheduledJobs } from '../jobs/registry.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
 import { acquireServerLock } from './db/server-lock.js';
@@ -138,10 +138,19 @@ async function listen(app: DaybookApp, config: Config): Promise<Server> {
   server.on('clientError', answerMalformedRequest);
   answerHalfClosedClients(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenProblem(error, config)));
     server.listen(config.port, config.host, () => resolve());
   });
   return server;
+}
+
+/** A port or address the server cannot listen on is a setting to change: one line naming it (exit 2). */
+function listenProblem(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.port} on ${config.host}`;
+  if (error.code === 'EADDRINUSE') return new ConfigError(`PORT: ${where} is already in use by another program: stop it, or choose another port (--port or PORT)`);
+  if (error.code === 'EACCES') return new ConfigError(`PORT: ${where} needs privileges this process does not have: choose a port above 1023 (--port or PORT)`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new ConfigError(`HOST: ${config.host} is not an address of this machine (--host or HOST)`);
+  return error;
 }
 
 /**

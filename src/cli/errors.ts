@@ -46,17 +46,17 @@ function isBadArguments(error: unknown): boolean {
     error instanceof CommanderError ||
     error instanceof UsageError ||
     error instanceof ApiError ||
-    error instanceof ConfigError ||
-    isServerLockError(error)
+    isNamed(error, ConfigError, 'ConfigError') ||
+    isNamed(error, ServerLockError, 'ServerLockError')
   );
 }
 
 /**
- * By name, not instanceof: the server (and the lock module with it) is loaded on demand, and a
- * loader may hand that import a second copy of the module.
+ * By name as well as instanceof: the server (and the modules it throws from) is loaded on
+ * demand, and a loader may hand that import a second copy of the module.
  */
-function isServerLockError(error: unknown): boolean {
-  return error instanceof ServerLockError || (error instanceof Error && error.name === 'ServerLockError');
+function isNamed(error: unknown, kind: abstract new (...args: never[]) => Error, name: string): boolean {
+  return error instanceof kind || (error instanceof Error && error.name === name);
 }
 
 /** One line, and nothing that acts on a terminal: a value echoed back could hold escapes (src/names.ts). */

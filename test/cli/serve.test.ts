@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { CliHarness, expectBadArguments, expectOk, parseOneObject, waitFor } from './support.js';
 
 interface DemoOutput {
@@ -99,5 +101,29 @@ describe('daybook serve and demo', function () {
       again.abort();
     }
     expectOk(await second.done);
+  });
+
+  it('refuses a port in use or an address not of this machine with one line naming the setting (exit 2), and leaves the books free', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      expectBadArguments(
+        await cli.run(['serve', '--port', String(port), '--host', '127.0.0.1']),
+        new RegExp(`^daybook: PORT: ${port} on 127\\.0\\.0\\.1 is already in use by another program: stop it, or choose another port \\(--port or PORT\\)\\n`),
+      );
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()));
+    }
+    expectBadArguments(await cli.run(['serve', '--port', '0', '--host', '10.254.254.254']), /^daybook: HOST: 10\.254\.254\.254 is not an address of this machine \(--host or HOST\)\n/);
+    // The lock went with the failed start: the books can be served now.
+    const stop = new AbortController();
+    const live = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: stop.signal });
+    try {
+      await waitFor(live, () => live.stdout().endsWith('\n'), 'the serve object on stdout');
+    } finally {
+      stop.abort();
+    }
+    expectOk(await live.done);
   });
 });
