@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { purgeExpiredIdempotency } from '../src/books/idempotency.js';
 import type { Clock } from '../src/clock.js';
-import type { Db } from '../src/db/connection.js';
+import { type Db, withoutWaiting } from '../src/db/connection.js';
 import type { CounterStore } from '../src/http/rate-limit.js';
 
 export interface HousekeepingContext {
@@ -49,14 +49,10 @@ export function runHousekeeping(context: HousekeepingContext): HousekeepingResul
  * instead of holding up the server's requests, and the next run tries again.
  */
 function truncateWal(db: Db): boolean {
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
+  return withoutWaiting(db, () => {
     const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number | bigint }[];
     return Number(result?.busy ?? 1) === 0;
-  } finally {
-    db.pragma(`busy_timeout = ${Number(timeout)}`);
-  }
+  });
 }
 
 /** The size of the books file's write-ahead log; 0 when there is none (or the books are in memory). */

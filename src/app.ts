@@ -4,7 +4,9 @@ import compose from 'koa-compose';
 import { operations } from './api/v1/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { Db } from './db/connection.js';
+import { type Db, withoutWaiting } from './db/connection.js';
+import { accessSync, constants } from 'node:fs';
+import { dirname } from 'node:path';
 import { authenticate } from './http/auth.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
@@ -91,8 +93,11 @@ function publicPipeline(services: Services, openApi: string): AppMiddleware {
     ctx.type = 'application/json';
     ctx.body = openApi;
   });
+  // For a container's HEALTHCHECK: the process answers and the books can take a write.
   router.get('/healthz', (ctx) => {
-    ctx.body = { ok: true };
+    const problem = booksProblem(services.db);
+    ctx.status = problem ? 503 : 200;
+    ctx.body = problem ? { ok: false, problem } : { ok: true };
   });
   router.get('/pay/:token', payPage(services) as never);
   return compose([onlyMethods(['GET'], router), notFoundFallback]) as AppMiddleware;
@@ -127,3 +132,24 @@ const noCrossOrigin: AppMiddleware = async (ctx, next) => {
     }
   }
 };
+
+/**
+ * Whether the books can take a write now: the write lock taken and given back at once (no
+ * wait, no change), and the folder writable (SQLite needs it for its journal files).
+ */
+function booksProblem(db: Db): string | null {
+  try {
+    accessSync(dirname(db.name), constants.W_OK);
+  } catch {
+    return 'the folder of the books is not writable';
+  }
+  try {
+    withoutWaiting(db, () => {
+      db.exec('BEGIN IMMEDIATE');
+      db.exec('ROLLBACK');
+    });
+  } catch (error) {
+    return `the books cannot take a write: ${(error as Error).message}`;
+  }
+  return null;
+}

@@ -37,6 +37,20 @@ export function applyPragmas(db: Pick<Db, 'pragma'>, synchronous: SqliteSynchron
   db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
 }
 
+/**
+ * Runs `work` with no busy wait: where another process holds the lock `work` needs, SQLite
+ * answers SQLITE_BUSY at once instead of holding up the server's requests for the timeout.
+ */
+export function withoutWaiting<T>(db: Db, work: () => T): T {
+  const timeout = Number(db.pragma('busy_timeout', { simple: true }));
+  db.pragma('busy_timeout = 0');
+  try {
+    return work();
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
 /** Runs `work` in one synchronous transaction (BEGIN IMMEDIATE); nothing awaits inside. */
 export function inTransaction<T>(db: Db, work: () => T): T {
   return db.transaction(work).immediate();
