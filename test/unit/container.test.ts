@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { validate } from 'dockerfile-utils';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+
+/**
+ * The container files, checked without a Docker engine: the Dockerfile lints clean
+ * (dockerfile-utils), copies only what exists, and keeps the promises the README makes
+ * (non-root, /data volume, health check, SIGTERM); compose.yaml and .dockerignore likewise.
+ */
+describe('container files (Dockerfile, compose.yaml, .dockerignore)', () => {
+  const read = (name: string) => readFileSync(join(projectRoot, name), 'utf8');
+  const dockerfile = read('Dockerfile');
+  const instructions = dockerfile
+    .replace(/\s*\\\n\s*/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const stages = instructions.reduce<string[][]>((all, line) => (line.startsWith('FROM ') ? [...all, [line]] : [...all.slice(0, -1), [...(all.at(-1) ?? []), line]]), []);
+
+  it('lints with no problem at all', () => {
+    expect(validate(dockerfile)).to.deep.equal([]);
+  });
+
+  it('builds in one stage and runs from another, both on the Node LTS slim image', () => {
+    expect(stages.map((stage) => stage[0])).to.deep.equal(['FROM node:24-bookworm-slim AS build', 'FROM node:24-bookworm-slim']);
+    expect(stages[0]).to.include('RUN npm ci && npm prune --omit=dev');
+  });
+
+  it('copies into the build only what the repository has', () => {
+    for (const line of stages[0]!.filter((candidate) => candidate.startsWith('COPY '))) {
+      for (const source of line.split(/\s+/).slice(1, -1)) expect(existsSync(join(projectRoot, source)), source).to.equal(true);
+    }
+  });
+
+  it('runs as the unprivileged node user, keeps the books in the /data volume, checks /healthz, stops on SIGTERM', () => {
+    const final = stages[1]!;
+    expect(final).to.include('USER node');
+    expect(final).to.include('VOLUME ["/data"]');
+    expect(final.find((line) => line.startsWith('ENV '))).to.contain('DAYBOOK_DB=/data/daybook.sqlite').and.contain('HOST=0.0.0.0');
+    expect(final.find((line) => line.startsWith('HEALTHCHECK '))).to.contain('/healthz');
+    expect(final).to.include('STOPSIGNAL SIGTERM');
+    expect(final.at(-1)).to.equal('CMD ["node", "bin/daybook.js", "serve"]');
+  });
+
+  it('compose.yaml keeps the volume, restarts the service, and has the SMTP setting; .dockerignore keeps books and secrets out', () => {
+    const compose = read('compose.yaml');
+    expect(compose).to.match(/^\s+restart: unless-stopped$/m);
+    expect(compose).to.match(/^\s+- daybook-data:\/data$/m);
+    expect(compose).to.match(/^\s+DAYBOOK_SMTP_URL: /m);
+    expect(compose).to.match(/^volumes:\n\s+daybook-data:/m);
+    const ignored = read('.dockerignore').split('\n');
+    expect(ignored).to.include.members(['node_modules', 'data', '*.sqlite', '.env', '.git']);
+  });
+});
