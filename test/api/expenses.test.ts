@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { lockPeriod } from '../../src/books/periods.js';
 import type { TestApp, TestResponse } from '../support/app.js';
 import { buildApiTenant, countRows, expectError, expectInvalid, setTenant, type ApiTenant, useFreshTenantPerTest } from '../support/api.js';
-import { accountIdByName, accountIdByRole, buildBusiness, buildKey, TEST_ACTOR } from '../support/factories.js';
+import { accountIdByName, accountIdByRole, anyAccountIdByName, buildBusiness, buildKey, TEST_ACTOR } from '../support/factories.js';
 
 const START = '2026-03-15T12:00:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -67,9 +67,7 @@ describe('POST /expenses', () => {
 
   const accountId = (name: string, businessId = tenant.business.id): string => accountIdByName(app.db, businessId, name);
   const bankId = (businessId = tenant.business.id): string => accountIdByRole(app.db, businessId, 'bank');
-  /** Any account by name, headings and archived ones included (accountIdByName lists only postable ones). */
-  const anyAccountId = (name: string, businessId = tenant.business.id): string =>
-    (app.db.prepare('SELECT id FROM ledger_accounts WHERE business_id = ? AND name = ?').get(businessId, name) as { id: string }).id;
+  const anyAccountId = (name: string, businessId = tenant.business.id): string => anyAccountIdByName(app.db, businessId, name);
 
   /** A valid body; an override of `undefined` leaves the field out (JSON.stringify drops it). */
   const expense = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({

@@ -3,7 +3,7 @@ import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { inTransaction } from '../../src/db/connection.js';
 import type { TestApp, TestResponse } from '../support/app.js';
 import { buildApiTenant, countRows, expectError, expectInvalid, setTenant, type ApiTenant, useFreshTenantPerTest } from '../support/api.js';
-import { accountIdByName, buildBusiness, buildKey, buildTenant, TEST_ACTOR } from '../support/factories.js';
+import { accountIdByName, anyAccountIdByName, buildBusiness, buildKey, buildTenant, TEST_ACTOR } from '../support/factories.js';
 import {
   addBilledCustomer,
   type CreatedInvoiceReply,
@@ -76,8 +76,7 @@ describe('invoices', () => {
 
   const accountId = (name: string, businessId = tenant.business.id): string => accountIdByName(app.db, businessId, name);
   /** Any account by name, headings and archived ones included. */
-  const anyAccountId = (name: string, businessId = tenant.business.id): string =>
-    (app.db.prepare('SELECT id FROM ledger_accounts WHERE business_id = ? AND name = ?').get(businessId, name) as { id: string }).id;
+  const anyAccountId = (name: string, businessId = tenant.business.id): string => anyAccountIdByName(app.db, businessId, name);
 
   const line = (overrides: Record<string, unknown> = {}, businessId = tenant.business.id): Record<string, unknown> => ({
     description: 'Consulting',

@@ -12,7 +12,7 @@ import {
   useFreshTenantPerTest,
   withoutRequestId,
 } from '../support/api.js';
-import { accountIdByName, accountIdByRole, buildBusiness, buildKey, TEST_ACTOR } from '../support/factories.js';
+import { accountIdByName, accountIdByRole, anyAccountIdByName, buildBusiness, buildKey, TEST_ACTOR } from '../support/factories.js';
 import { addVendor, usdMoney, withQuery } from '../support/register.js';
 import { acceptedAt, queueReviewItem, type QueuedItemInput } from '../support/review.js';
 
@@ -474,8 +474,7 @@ describe('POST /review-queue/{id}/accept', () => {
 
   const accountId = (name: string, businessId = tenant.business.id): string => accountIdByName(app.db, businessId, name);
   const bankId = (businessId = tenant.business.id): string => accountIdByRole(app.db, businessId, 'bank');
-  const anyAccountId = (name: string, businessId = tenant.business.id): string =>
-    (app.db.prepare('SELECT id FROM ledger_accounts WHERE business_id = ? AND name = ?').get(businessId, name) as { id: string }).id;
+  const anyAccountId = (name: string, businessId = tenant.business.id): string => anyAccountIdByName(app.db, businessId, name);
 
   const queue = (input: Partial<QueuedItemInput> = {}, business = tenant.business) =>
     queueReviewItem(app, business, { date: '2026-03-10', amountCents: 4599n, description: 'ACH DEBIT STAPLES', ...input });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ledgerTotals } from '../../src/books/ledger.js';
-import { accountIdByName } from '../support/factories.js';
+import { accountIdByName, anyAccountIdByName } from '../support/factories.js';
 import { CliHarness, expectOk, parseOneObject, UNKNOWN_ID } from './support.js';
 
 /**
@@ -77,7 +77,7 @@ describe('daybook bill', () => {
   const accountIdOf = (name: string, business = businessId) => cli.withDb((db) => accountIdByName(db, business, name));
   /** Any account by name, headings and archived ones included (accountIdByName lists postable leaves only). */
   const anyAccountId = (name: string, business = businessId) =>
-    cli.withDb((db) => (db.prepare('SELECT id FROM ledger_accounts WHERE business_id = ? AND name = ?').get(business, name) as { id: string }).id);
+    cli.withDb((db) => anyAccountIdByName(db, business, name));
 
   interface BillFlags {
     business?: string;

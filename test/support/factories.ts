@@ -42,6 +42,13 @@ export function accountIdByName(db: Db, businessId: string, name: string): strin
   return found.id;
 }
 
+/** Any account by name, headings and archived ones included (accountIdByName lists only postable ones). */
+export function anyAccountIdByName(db: Db, businessId: string, name: string): string {
+  const found = db.prepare('SELECT id FROM ledger_accounts WHERE business_id = ? AND name = ?').get(businessId, name) as { id: string } | undefined;
+  if (!found) throw new Error(`no account named ${name}`);
+  return found.id;
+}
+
 /** Posts an owner's deposit: the bank debited, owner's equity credited, `amountCents` each. */
 export function postDeposit(db: Db, clock: Clock, businessId: string, date: string, amountCents: bigint): JournalEntry {
   return postEntry(db, clock, TEST_ACTOR, {
