@@ -91,13 +91,11 @@ export function migrateBooks(path: string): Promise<MigrateResult> {
   return migrateLatest(path);
 }
 
-/** Migrates the books file at `path` (so a fresh file just works), opens it, runs `work`, closes it. */
-export function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<T> {
-  return withBooksAtAsync(path, (db) => Promise.resolve(work(db)));
-}
-
-/** withBooksAt for work that awaits: the books stay open until it has settled. */
-export async function withBooksAtAsync<T>(path: string, work: (db: Db) => Promise<T>): Promise<T> {
+/**
+ * Migrates the books file at `path` (so a fresh file just works), opens it, runs `work`, closes
+ * it; work that awaits keeps the books open until it has settled.
+ */
+export async function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<Awaited<T>> {
   await migrateBooks(path);
   const db = openDb(path);
   try {
@@ -112,7 +110,7 @@ export async function withBooksAtAsync<T>(path: string, work: (db: Db) => Promis
  * records made earlier (`existing`) refuse a file that is not there, rather than leave a new
  * empty one behind a typo in --db.
  */
-export function withBooks<T>(context: CommandContext, work: (db: Db) => T, books: 'create' | 'existing' = 'existing'): Promise<T> {
+export function withBooks<T>(context: CommandContext, work: (db: Db) => T, books: 'create' | 'existing' = 'existing'): Promise<Awaited<T>> {
   const path = resolveDbPath(context.globals, context.io.env);
   if (books === 'existing' && path !== ':memory:' && !existsSync(path)) {
     throw new UsageError(`no books at ${path}: check --db (or DAYBOOK_DB), or create an account first`);

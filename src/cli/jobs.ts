@@ -7,9 +7,8 @@ import { acquireServerLock, ServerLockError } from '../db/server-lock.js';
 import { createMailer } from '../email/mailer.js';
 import { CounterStore } from '../http/rate-limit.js';
 import { createLogger } from '../log.js';
-import { action, type CliIo, type CommandContext, resolveDbPath, withBooks, withBooksAtAsync } from './context.js';
+import { action, type CliIo, type CommandContext, resolveDbPath, withBooks } from './context.js';
 import { formatTable } from './output.js';
-import { existsSync } from 'node:fs';
 import { CommandFailed, UsageError } from './errors.js';
 
 const HELP_AFTER_LIST = `
@@ -44,8 +43,8 @@ function lastRun(record: JobRunRecord | undefined): string {
 async function list(_options: unknown, context: CommandContext): Promise<void> {
   const path = resolveDbPath(context.globals, context.io.env);
   const config = loadConfig(context.io.env, { db: path });
-  const running = existsSync(path) && serverRunning(path);
   const records = await withBooks(context, (db) => JOB_NAMES.map((name) => findJobRun(db, name)));
+  const running = serverRunning(path);
   const jobs = JOB_NAMES.map((name, index) => {
     const record = records[index];
     return {
@@ -80,7 +79,6 @@ async function list(_options: unknown, context: CommandContext): Promise<void> {
 
 async function runNow(name: JobName, context: CommandContext): Promise<void> {
   const path = resolveDbPath(context.globals, context.io.env);
-  if (path !== ':memory:' && !existsSync(path)) throw new UsageError(`no books at ${path}: check --db (or DAYBOOK_DB)`);
   // A backup run by hand removes none of the scheduled ones: this shell's DAYBOOK_BACKUP_KEEP
   // need not be the server's.
   const config = loadConfig(context.io.env, { db: path, backupKeep: 1000 });
@@ -89,7 +87,7 @@ async function runNow(name: JobName, context: CommandContext): Promise<void> {
   }
   // The job's own log lines go to stderr, as the server's do; stdout carries the result.
   const log = createLogger(config.logLevel, { write: (line: string) => context.io.stderr(line) });
-  const outcome = await withBooksAtAsync(path, async (db) => {
+  const outcome = await withBooks(context, async (db) => {
     const counters = new CounterStore(path, context.io.clock);
     const mailer = createMailer(config, log);
     try {
