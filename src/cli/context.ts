@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync, writeSync } from 'node:fs';
-import { OutputClosed, CommandFailed, UsageError } from './errors.js';
+import { CommandFailed, fileErrorReason, OutputClosed, UsageError } from './errors.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
@@ -36,7 +36,7 @@ function writeStdout(text: string): void {
       // A pipe left non-blocking by another process: wait for the reader, then go on.
       if (code === 'EAGAIN') Atomics.wait(AWAIT_READER, 0, 0, 5);
       else if (code === 'EPIPE') throw new OutputClosed('the reader of standard output has gone');
-      else throw new CommandFailed(`cannot write to standard output: ${code === 'ENOSPC' ? 'the disk is full' : (code ?? (error as Error).message)}`);
+      else throw new CommandFailed(`cannot write to standard output: ${fileErrorReason(error)}`);
     }
   }
 }

@@ -31,6 +31,16 @@ export class CommandFailed extends Error {
   override name = 'CommandFailed';
 }
 
+/** Why a file (or standard output) could not be opened or written, in words. */
+export function fileErrorReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a folder';
+  if (code === 'ENOSPC') return 'the disk is full';
+  return code ?? (error as Error).message;
+}
+
 /** Commander's own messages start with "error: "; ours carry the `daybook:` prefix instead. */
 function commanderMessage(error: CommanderError, helpOnError: string): string {
   if (error.code === 'commander.help') {

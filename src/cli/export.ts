@@ -7,7 +7,7 @@ import { findBusiness } from '../books/businesses.js';
 import { LEDGER_CLI_FIRST_DATE, type LedgerExportSummary, writeLedgerJournal } from '../books/reports/ledger-export.js';
 import { choiceOption, id } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
-import { UsageError } from './errors.js';
+import { fileErrorReason, UsageError } from './errors.js';
 
 const HELP_AFTER = `
 Writes the business's journal as plain-text accounting that hledger and ledger-cli both read,
@@ -33,15 +33,6 @@ interface ExportOptions {
   to?: string;
 }
 
-function why(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such folder';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a folder';
-  if (code === 'ENOSPC') return 'the disk is full';
-  return code ?? (error as Error).message;
-}
-
 /**
  * Runs `produce` with a writer into a new file beside `path`, then renames it over `path`:
  * a failed export leaves `path` as it was and no partial file behind.
@@ -57,7 +48,7 @@ function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) =
   try {
     fd = openSync(temporary, 'wx', 0o644);
   } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${why(error)}`);
+    throw new UsageError(`cannot write ${path}: ${fileErrorReason(error)}`);
   }
   let done = false;
   try {
@@ -78,7 +69,7 @@ function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) =
       // Already renamed or never written: nothing to clean.
     }
     // A failed system call on the file (full disk, ...) is the operator's to fix; anything else goes up as it is.
-    throw typeof (error as NodeJS.ErrnoException).syscall === 'string' ? new UsageError(`cannot write ${path}: ${why(error)}`) : error;
+    throw typeof (error as NodeJS.ErrnoException).syscall === 'string' ? new UsageError(`cannot write ${path}: ${fileErrorReason(error)}`) : error;
   }
 }
 
