@@ -79,7 +79,15 @@ const RATE_LIMIT_HEADERS = {
   'ratelimit-remaining': { description: 'requests left in the current window', schema: { type: 'integer' } },
   'ratelimit-reset': { description: 'when the window ends, in Unix seconds', schema: { type: 'integer' } },
 };
-const REQUEST_ID_HEADER = { 'x-request-id': { description: 'the id of this request, also in every error body', schema: { type: 'string' } } };
+const REQUEST_ID_HEADER = { 'x-request-id': { description: 'the id of this request, also in every error body', required: true, schema: { type: 'string' } } };
+const RETRY_AFTER_HEADER = { 'retry-after': { description: 'whole seconds until the rate window ends', required: true, schema: { type: 'integer', minimum: 1 } } };
+
+/** The Error body, its code narrowed to the codes this status can carry for this operation. */
+function errorSchema(codes: readonly ErrorCode[], components: Components): Json {
+  return {
+    allOf: [components.use(plain(ErrorBody)), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: [...codes] } } } } }],
+  };
+}
 
 function errorResponses(operation: Operation, components: Components): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -96,8 +104,8 @@ function errorResponses(operation: Operation, components: Components): Record<st
       String(status),
       {
         description: `error: ${codes.join(', ')}`,
-        headers: REQUEST_ID_HEADER,
-        content: { 'application/json': { schema: components.use(plain(ErrorBody)) } },
+        headers: status === ERROR_STATUS.rate_limited ? { ...REQUEST_ID_HEADER, ...RETRY_AFTER_HEADER } : REQUEST_ID_HEADER,
+        content: { 'application/json': { schema: errorSchema(codes, components) } },
       },
     ]),
   );

@@ -7,7 +7,8 @@ import { projectRoot } from '../../src/paths.js';
 import { OPERATION_IDS } from '../../src/http/operation.js';
 import { operations } from '../../src/api/v1/index.js';
 import { ERROR_STATUS } from '../../src/errors.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
+import { DocumentCheck } from '../support/document-check.js';
 
 type Json = Record<string, any>;
 
@@ -73,10 +74,65 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
       for (const code of ['invalid_key', 'insufficient_scope', 'rate_limited', 'validation_failed', 'internal_error', ...idempotency, ...operation.errors] as const) {
         const response = op.responses[String(ERROR_STATUS[code])];
         expect(response?.description, `${operation.id} ${code}`).to.contain(code);
-        expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
+        const schema = response.content['application/json'].schema;
+        expect(schema.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/Error' });
+        expect(schema.allOf[1].properties.error.properties.code.enum, `${operation.id} ${code}`).to.include(code);
+        expect(response.headers['x-request-id']).to.include({ required: true });
       }
+      expect(op.responses['429'].headers['retry-after'], operation.id).to.include({ required: true });
       for (const status of Object.keys(operation.responses)) expect(op.responses[status].headers, `${operation.id} ${status}`).to.have.keys('x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset');
     }
+  });
+
+  it('narrows each error status to the codes the operation can answer (a 404 of customers.create is no 404 at all)', () => {
+    const create = doc.paths['/customers'].post;
+    expect(create.responses['409'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).to.have.members(['conflict']);
+    expect(create.responses['404']).to.equal(undefined);
+  });
+
+  describe('the check every API test runs against this document (test/support/document-check.ts)', () => {
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}): TestResponse => ({
+      status,
+      body,
+      text: JSON.stringify(body),
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r1', ...headers },
+    });
+    const customer = { id: '0b5f3c2e-7a7d-4c59-9d51-1f3f0a6a8e11', name: 'Ada', email: null, currency: 'USD', paymentTermsDays: 30 };
+    let check: DocumentCheck;
+    before(() => {
+      check = new DocumentCheck(doc);
+    });
+
+    it('passes what the document declares, and what it does not describe', () => {
+      const res = reply(404, { error: { code: 'not_found', message: 'No customer', requestId: 'r1' } });
+      expect(check.problem('GET', '/api/v1/nowhere', res)).to.equal(null);
+      expect(check.problem('GET', '/api/v1/invoices/0b5f3c2e-7a7d-4c59-9d51-1f3f0a6a8e11', res)).to.equal(null);
+    });
+
+    it('refuses a status the operation does not declare', () => {
+      const res = reply(404, { error: { code: 'not_found', message: 'No customer', requestId: 'r1' } });
+      expect(check.problem('POST', '/api/v1/customers', res)).to.match(/404, a status the document does not declare/);
+    });
+
+    it('refuses an error code its status does not list for the operation', () => {
+      const res = reply(409, { error: { code: 'period_locked', message: 'Locked', requestId: 'r1' } });
+      expect(check.problem('POST', '/api/v1/customers', res)).to.match(/body the document does not allow/);
+    });
+
+    it('refuses a missing required header, and a header of the wrong form', () => {
+      const body = { error: { code: 'rate_limited', message: 'Slow down', requestId: 'r1' } };
+      expect(check.problem('GET', '/api/v1/customers', reply(429, body))).to.match(/required header retry-after is missing/);
+      expect(check.problem('GET', '/api/v1/customers', reply(429, body, { 'retry-after': 'soon' }))).to.match(/header retry-after \(soon\) does not fit/);
+      expect(check.problem('GET', '/api/v1/customers', reply(429, body, { 'retry-after': '30' }))).to.equal(null);
+    });
+
+    it('refuses a field the schema does not declare', () => {
+      const page = { customers: [customer], nextCursor: null };
+      const fine = check.problem('GET', '/api/v1/customers?limit=1', reply(200, page));
+      expect(fine).to.equal(null);
+      const extra = check.problem('GET', '/api/v1/customers?limit=1', reply(200, { ...page, customers: [{ ...customer, secret: 1 }] }));
+      expect(extra).to.match(/\/customers\/0 must NOT have additional properties \(secret\)/);
+    });
   });
 
   it('makes money and the error body reusable components, and every $ref resolves', () => {

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
+import { documentCheckFor } from './document-check.js';
 import { checkReply, recordReply, recordViolation } from './replies.js';
 
 export interface TestResponse {
@@ -82,9 +83,16 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     ...(options.operations ? { operations: options.operations } : {}),
   });
   const expectations = { allowFault: false };
+  // The published document, fetched once the first /api/v1 answer needs checking against it.
+  let published: Promise<TestResponse> | undefined;
   const request = async (method: string, path: string, options: RequestOptions = {}) => {
     const res = await sendRequest(server.url, method, path, options);
     checkReply(method, path, res, expectations);
+    if (path.startsWith('/api/v1/')) {
+      published ??= sendRequest(server.url, 'GET', '/openapi/v1.json');
+      const problem = documentCheckFor((await published).body).problem(method, path, res);
+      if (problem) throw new Error(`the reply broke the published OpenAPI document: ${problem}`);
+    }
     return res;
   };
   return {
