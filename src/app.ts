@@ -19,6 +19,7 @@ import { payPage } from './http/pay-page.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { packageVersion } from './paths.js';
 import type { Logger } from './log.js';
+import { mountReferencePage } from './http/reference-page.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -100,6 +101,7 @@ function publicPipeline(services: Services, openApi: string): AppMiddleware {
     ctx.body = problem ? { ok: false, problem } : { ok: true };
   });
   router.get('/pay/:token', payPage(services) as never);
+  mountReferencePage(router, (message) => services.log.warn(message));
   return compose([onlyMethods(['GET'], router), notFoundFallback]) as AppMiddleware;
 }
 

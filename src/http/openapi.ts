@@ -111,6 +111,12 @@ function errorResponses(operation: Operation, components: Components): Record<st
   );
 }
 
+/** A POST whose body has no required field may be sent without one (spec, "Rules that apply to every request", rule 3). */
+function requestBody(operation: Operation, components: Components): Json {
+  const required = (operation.body.required ?? []).length > 0;
+  return { required, content: { 'application/json': { schema: components.use(plain(operation.body)) } } };
+}
+
 function operationObject(operation: Operation, components: Components): Json {
   const success = Object.fromEntries(
     Object.entries(operation.responses).map(([status, response]) => [
@@ -141,7 +147,7 @@ function operationObject(operation: Operation, components: Components): Json {
     tags: [operation.id.split('.')[0]],
     'x-permission': operation.permission,
     parameters: [...parameters('path', operation.params, components), ...parameters('query', operation.query, components), ...idempotencyKey],
-    ...(operation.method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: components.use(plain(operation.body)) } } } } : {}),
+    ...(operation.method === 'POST' ? { requestBody: requestBody(operation, components) } : {}),
     responses: { ...success, ...errorResponses(operation, components) },
   };
 }

@@ -18,6 +18,8 @@ cd "$work"
 npm ci --no-audit --no-fund >/dev/null
 npm prune --omit=dev --no-audit --no-fund >/dev/null
 test ! -e node_modules/typescript || { echo "image steps: dev modules left after npm prune" >&2; exit 1; }
+# The reference page's script is the build's copy: Redoc itself is a dev module, pruned above.
+test ! -e node_modules/redoc || { echo "image steps: redoc left after npm prune" >&2; exit 1; }
 
 # The final stage: env only, the books in a data folder, serve.
 mkdir -p data
@@ -30,7 +32,8 @@ for _ in $(seq 1 100); do
   if answer="$(curl -fsS "http://127.0.0.1:$port/healthz" 2>/dev/null)"; then
     if [ "$answer" = '{"ok":true}' ]; then
       node bin/daybook.js --db "$work/data/daybook.sqlite" jobs list >/dev/null
-      echo "image steps: built, pruned to production modules, served, /healthz ok"
+      curl -fsS "http://127.0.0.1:$port/docs/redoc.standalone.js" | grep -q 'Redoc' || { echo "image steps: /docs has no script" >&2; exit 1; }
+      echo "image steps: built, pruned to production modules, served, /healthz and /docs ok"
       exit 0
     fi
     echo "image steps: /healthz answered $answer" >&2
