@@ -11,6 +11,7 @@ import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
+import { ensureWritableBooksFolder } from './db/books-folder.js';
 import { acquireServerLock } from './db/server-lock.js';
 import { errorBody } from './errors.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
@@ -49,6 +50,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  ensureWritableBooksFolder(config.db);
   const releaseLock = options.heldLock ?? acquireServerLock(config.db);
   try {
     return await serve(config, options, clock, log, releaseLock);

@@ -4,6 +4,7 @@ import { CommandFailed, fileErrorReason, OutputClosed, UsageError } from './erro
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
+import { ensureWritableBooksFolder } from '../db/books-folder.js';
 import { migrateLatest, type MigrateResult } from '../db/migrate.js';
 import { createOutput, type Output } from './output.js';
 
@@ -83,10 +84,12 @@ export function action<O>(io: CliIo, handler: (options: O, context: CommandConte
 }
 
 /**
- * Brings the books file up to the latest schema, creating it when missing. The file is opened
- * first so a bad path fails with one clean error (knex would log its own stack trace).
+ * Brings the books file up to the latest schema, creating it when missing. Its folder is
+ * checked and the file opened first, so a bad path fails with one clean line (knex would log
+ * its own stack trace).
  */
 export function migrateBooks(path: string): Promise<MigrateResult> {
+  ensureWritableBooksFolder(path);
   openDb(path).close();
   return migrateLatest(path);
 }

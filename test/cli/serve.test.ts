@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliHarness, expectBadArguments, expectOk, parseOneObject, waitFor } from './support.js';
 
 interface DemoOutput {
@@ -125,5 +127,17 @@ describe('daybook serve and demo', function () {
       stop.abort();
     }
     expectOk(await live.done);
+  });
+
+  it('refuses books whose folder cannot take files with one line naming the setting (exit 2): a file in the way, a read-only place', async () => {
+    const inTheWay = join(cli.dir, 'not-a-folder');
+    writeFileSync(inTheWay, 'a file, not a folder');
+    expectBadArguments(
+      await cli.run(['--db', join(inTheWay, 'books.sqlite'), 'serve', '--port', '0'], { withoutDb: true }),
+      new RegExp(`^daybook: DAYBOOK_DB: the folder ${inTheWay.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot hold the books: a file is in the way of that path; give a writable folder \\(--db or DAYBOOK_DB\\)\\n$`),
+    );
+    // /proc takes no new files, whoever asks (root included).
+    expectBadArguments(await cli.run(['--db', '/proc/books.sqlite', 'serve', '--port', '0'], { withoutDb: true }), /^daybook: DAYBOOK_DB: the folder \/proc cannot hold the books: /);
+    expect(readdirSync(cli.dir)).to.deep.equal(['not-a-folder']);
   });
 });

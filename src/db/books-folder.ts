@@ -1,0 +1,37 @@
+import { closeSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ConfigError } from '../config.js';
+
+/**
+ * Makes sure the folder of the books exists and takes new files (SQLite writes its journal
+ * and lock files beside the books), or stops start-up with one line naming the setting. A
+ * file is written and removed to find out: the permission bits alone do not say (a read-only
+ * mount refuses root too; root passes any permission check).
+ */
+export function ensureWritableBooksFolder(booksPath: string): void {
+  if (booksPath === ':memory:') return;
+  const folder = dirname(booksPath);
+  const probe = join(folder, `.daybook-write-check-${process.pid}`);
+  try {
+    mkdirSync(folder, { recursive: true });
+    closeSync(openSync(probe, 'wx'));
+    unlinkSync(probe);
+  } catch (error) {
+    throw new ConfigError(`DAYBOOK_DB: the folder ${folder} cannot hold the books: ${whyNot(error as NodeJS.ErrnoException)}; give a writable folder (--db or DAYBOOK_DB)`);
+  }
+}
+
+function whyNot(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return 'a file is in the way of that path';
+    case 'EACCES':
+    case 'EPERM':
+      return 'this user may not write there';
+    case 'EROFS':
+      return 'it is on a read-only file system';
+    default:
+      return `${error.code ?? 'error'}: ${error.message}`;
+  }
+}
