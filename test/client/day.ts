@@ -2,6 +2,7 @@ import createClient from 'openapi-fetch';
 // Generated from the served /openapi/v1.json by test/client/walk.test.ts before this file is
 // type-checked and run; it is never committed (see .gitignore).
 import type { paths } from './generated/daybook-api.js';
+import type { DayOptions, DayResult } from './day-types.js';
 
 /**
  * A realistic day at a small firm, as an accountant's tool would spend it, written against the
@@ -9,36 +10,6 @@ import type { paths } from './generated/daybook-api.js';
  * is checked by the TypeScript compiler against what Daybook says it serves. docs/client.md
  * shows the same day with curl and with this client.
  */
-
-export interface DayOptions {
-  /** e.g. http://127.0.0.1:3000/api/v1 */
-  baseUrl: string;
-  key: string;
-  /** The day the walk happens on, YYYY-MM-DD. */
-  today: string;
-  /** Puts the firm's bank statement into the review queue (`daybook import bank` on the server). */
-  importStatement(businessId: string): Promise<void>;
-}
-
-export interface DayResult {
-  businessName: string;
-  invoiceNumber: string;
-  invoiceStatus: string;
-  balanceDueCents: string;
-  expenseId: string;
-  expenseTransactionId: string | null;
-  acceptedItems: number;
-  todaySignals: number;
-  netIncomeCents: string;
-  trialBalanceDebitsCents: string;
-  trialBalanceCreditsCents: string;
-  assetsCents: string;
-  liabilitiesCents: string;
-  equityCents: string;
-  receivablesCurrentCents: string;
-  payablesCurrentCents: string;
-  transactionsSeen: number;
-}
 
 /** Stops the walk on any answer but the one expected, with Daybook's own error text. */
 function expectOk<T>(step: string, answer: { data?: T; error?: unknown; response: Response }): T {
