@@ -19,13 +19,13 @@ export function Strict<T extends TProperties>(properties: T, options: { descript
 }
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
-export const IsoDate = Type.String({ format: 'date', description: 'calendar date YYYY-MM-DD' });
+export const IsoDate = Type.String({ format: 'date', description: 'calendar date YYYY-MM-DD', title: 'Date' });
 
 /**
  * A closed list of strings, emitted as `{type: "string", enum: [...]}` (TypeBox's own union of
  * literals would be an anyOf of consts: clumsy in the published contract and in messages).
  */
-export function StringEnum<const T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> {
+export function StringEnum<const T extends string>(values: readonly T[], options: { description?: string; title?: string } = {}): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -34,8 +34,9 @@ export const DigitString = Type.String({
   pattern: '^[0-9]{1,30}$',
   'x-error': 'must be a string of digits',
   description: 'whole cents as a digit string',
+  title: 'Cents',
 });
-export const CurrencyCode = StringEnum(CURRENCIES, { description: 'three-letter currency code' });
+export const CurrencyCode = StringEnum(CURRENCIES, { description: 'three-letter currency code', title: 'CurrencyCode' });
 
 export function Text(maxLength: number, options: { minLength?: number; description?: string } = {}) {
   return Type.String({ maxLength, minLength: options.minLength ?? 0, ...(options.description ? { description: options.description } : {}) });

@@ -137,6 +137,15 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
     });
   });
 
+  it('makes the date, cents and currency formats reusable components, used by reference', () => {
+    expect(doc.components.schemas.Date).to.include({ type: 'string', format: 'date' });
+    expect(doc.components.schemas.Cents).to.include({ type: 'string', pattern: '^[0-9]{1,30}$' });
+    expect(doc.components.schemas.CurrencyCode.enum).to.deep.equal(['USD', 'CAD', 'EUR', 'GBP', 'MXN']);
+    const dateFrom = doc.paths['/transactions'].get.parameters.find((p: Json) => p.name === 'dateFrom');
+    expect(dateFrom.schema).to.deep.equal({ $ref: '#/components/schemas/Date' });
+    expect(doc.paths['/expenses'].post.requestBody.content['application/json'].schema.properties.amountCents).to.deep.equal({ $ref: '#/components/schemas/Cents' });
+  });
+
   it('makes money and the error body reusable components, and every $ref resolves', () => {
     expect(doc.components.schemas.Money.properties.cents).to.include({ type: 'string', pattern: '^[0-9]+$' });
     expect(doc.components.schemas.Error.properties.error).to.be.an('object');
