@@ -32,7 +32,8 @@ for _ in $(seq 1 100); do
   if answer="$(curl -fsS "http://127.0.0.1:$port/healthz" 2>/dev/null)"; then
     if [ "$answer" = '{"ok":true}' ]; then
       node bin/daybook.js --db "$work/data/daybook.sqlite" jobs list >/dev/null
-      curl -fsS "http://127.0.0.1:$port/docs/redoc.standalone.js" | grep -q 'Redoc' || { echo "image steps: /docs has no script" >&2; exit 1; }
+      curl -fsS -o "$work/reference.js" "http://127.0.0.1:$port/docs/redoc.standalone.js"
+      grep -q 'Redoc' "$work/reference.js" || { echo "image steps: /docs has no script" >&2; exit 1; }
       echo "image steps: built, pruned to production modules, served, /healthz and /docs ok"
       exit 0
     fi
