@@ -12,6 +12,7 @@ import { type Tenant, countActiveKeys, findTenant, getTenant } from './tenants.j
 import { type Actor, recordAudit } from './audit.js';
 import { findBusiness } from './businesses.js';
 import { newId } from './ids.js';
+import { type KnownKey, knownKey } from './principal-cache.js';
 import { PLANS } from './plans.js';
 
 /**
@@ -204,17 +205,22 @@ export interface Principal {
  */
 export function authenticateKey(db: Db, clock: Clock, presented: string): Principal | null {
   if (!isWellFormedKey(presented)) return null;
-  const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE fingerprint = ?', fingerprintKey(presented));
+  const fingerprint = fingerprintKey(presented);
+  const known = knownKey(db, fingerprint, () => lookUpKey(db, fingerprint));
+  if (!known) return null;
+  if (known.expiresOn !== null && todayUtc(clock) > known.expiresOn) return null;
+  return known.principal;
+}
+
+/** A key that is neither revoked nor of an account without API access, with its expiry. */
+function lookUpKey(db: Db, fingerprint: string): KnownKey | null {
+  const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE fingerprint = ?', fingerprint);
   if (!row || row.revoked_at !== null) return null;
-  if (row.expires_on !== null && todayUtc(clock) > row.expires_on) return null;
   const tenant = findTenant(db, row.tenant_id);
   if (!tenant || !tenant.apiAccess) return null;
   return {
-    keyId: row.id,
-    keyName: row.name,
-    access: row.access,
-    tenant,
-    businessIds: grantedBusinessIds(db, row.id),
+    principal: { keyId: row.id, keyName: row.name, access: row.access, tenant, businessIds: grantedBusinessIds(db, row.id) },
+    expiresOn: row.expires_on,
   };
 }
 

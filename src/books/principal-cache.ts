@@ -1,0 +1,57 @@
+import type { Db } from '../db/connection.js';
+import { stmt } from '../db/statements.js';
+import type { Principal } from './keys.js';
+
+/**
+ * The principals of recently presented keys, so an authenticated request costs one small
+ * statement instead of three look-ups. An entry holds only while the books are exactly as they
+ * were when it was made: SQLite's data_version moves when any other connection (a `daybook key
+ * revoke` in another process, say) commits, and total_changes when this connection writes
+ * anything. Either one moving empties the cache, so a revocation, a plan change or a new grant
+ * applies on the very next request. Expiry depends on the day, not the data: the caller checks
+ * it on every request.
+ */
+
+export interface KnownKey {
+  principal: Principal;
+  expiresOn: string | null;
+}
+
+interface Cache {
+  version: string;
+  byFingerprint: Map<string, KnownKey>;
+}
+
+/** Keys remembered per connection; past this many the cache starts over. */
+const MAX_KEYS = 1000;
+
+const caches = new WeakMap<Db, Cache>();
+
+function booksVersion(db: Db): string {
+  const row = stmt(db, 'SELECT total_changes() AS changes, (SELECT data_version FROM pragma_data_version) AS version').get() as { changes: bigint | number; version: bigint | number };
+  return `${row.version}:${row.changes}`;
+}
+
+/** The cache for `db` as of now: emptied first when the books changed since it was filled. */
+function currentCache(db: Db): Cache {
+  const version = booksVersion(db);
+  let cache = caches.get(db);
+  if (!cache || cache.version !== version) {
+    cache = { version, byFingerprint: new Map() };
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+/** The key remembered under `fingerprint`, else `lookUp`'s answer (remembered when there is one). */
+export function knownKey(db: Db, fingerprint: string, lookUp: () => KnownKey | null): KnownKey | null {
+  const cache = currentCache(db);
+  const remembered = cache.byFingerprint.get(fingerprint);
+  if (remembered) return remembered;
+  const found = lookUp();
+  if (found) {
+    if (cache.byFingerprint.size >= MAX_KEYS) cache.byFingerprint.clear();
+    cache.byFingerprint.set(fingerprint, found);
+  }
+  return found;
+}
