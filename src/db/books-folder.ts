@@ -1,4 +1,5 @@
-import { closeSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../config.js';
 
@@ -11,13 +12,25 @@ import { ConfigError } from '../config.js';
 export function ensureWritableBooksFolder(booksPath: string): void {
   if (booksPath === ':memory:') return;
   const folder = dirname(booksPath);
-  const probe = join(folder, `.daybook-write-check-${process.pid}`);
+  // A name of its own each time: two processes (both PID 1 in containers) never share one,
+  // and a probe left by a killed process cannot block a later start.
+  const probe = join(folder, `.daybook-write-check-${randomUUID()}`);
   try {
     mkdirSync(folder, { recursive: true });
     closeSync(openSync(probe, 'wx'));
-    unlinkSync(probe);
   } catch (error) {
     throw new ConfigError(`DAYBOOK_DB: the folder ${folder} cannot hold the books: ${whyNot(error as NodeJS.ErrnoException)}; give a writable folder (--db or DAYBOOK_DB)`);
+  } finally {
+    removeProbe(probe);
+  }
+}
+
+/** The probe goes whatever happened; where the folder itself is missing there is nothing to remove. */
+function removeProbe(probe: string): void {
+  try {
+    rmSync(probe, { force: true });
+  } catch {
+    // ENOTDIR or EACCES: the probe was never made.
   }
 }
 
