@@ -78,7 +78,7 @@ describe('daybook as a process', () => {
     it('stops with exit 1 and one line saying why when the disk is full, without claiming to have exported', async function () {
       // Skipped only where the system has no /dev/full (Linux's device on which every write fails
       // with ENOSPC, as CI's Debian has): elsewhere a full disk cannot be made without root.
-      if (!existsSync('/dev/full')) this.skip();
+      if (!existsSync('/dev/full')) this.skip(); // reason: no /dev/full on this system (see above)
       const full = openSync('/dev/full', 'w');
       try {
         expect(await ended(spawnExport(full))).to.deep.equal({ code: 1, stderr: 'daybook: cannot write to standard output: the disk is full\n' });

@@ -95,14 +95,7 @@ describe('daybook serve and demo', function () {
       stop.abort();
     }
     expectOk(await first.done);
-    const again = new AbortController();
-    const second = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: again.signal });
-    try {
-      await waitFor(second, () => second.stdout().endsWith('\n'), 'the second serve object on stdout');
-    } finally {
-      again.abort();
-    }
-    expectOk(await second.done);
+    await serveOnceAndStop(cli, 'the second serve object on stdout');
   });
 
   it('refuses a port in use or an address not of this machine with one line naming the setting (exit 2), and leaves the books free', async () => {
@@ -119,14 +112,7 @@ describe('daybook serve and demo', function () {
     }
     expectBadArguments(await cli.run(['serve', '--port', '0', '--host', '10.254.254.254']), /^daybook: HOST: 10\.254\.254\.254 is not an address of this machine \(--host or HOST\)\n/);
     // The lock went with the failed start: the books can be served now.
-    const stop = new AbortController();
-    const live = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: stop.signal });
-    try {
-      await waitFor(live, () => live.stdout().endsWith('\n'), 'the serve object on stdout');
-    } finally {
-      stop.abort();
-    }
-    expectOk(await live.done);
+    await serveOnceAndStop(cli, 'the serve object on stdout');
   });
 
   it('refuses books whose folder cannot take files with one line naming the setting (exit 2): a file in the way, a read-only place', async () => {
@@ -141,3 +127,15 @@ describe('daybook serve and demo', function () {
     expect(readdirSync(cli.dir)).to.deep.equal(['not-a-folder']);
   });
 });
+
+/** Serves the harness's books until the serve object is on stdout, then stops; the run must end well. */
+async function serveOnceAndStop(cli: CliHarness, what: string): Promise<void> {
+  const stop = new AbortController();
+  const live = cli.start(['--json', 'serve', '--port', '0', '--host', '127.0.0.1'], { stop: stop.signal });
+  try {
+    await waitFor(live, () => live.stdout().endsWith('\n'), what);
+  } finally {
+    stop.abort();
+  }
+  expectOk(await live.done);
+}
