@@ -18,7 +18,7 @@ export function authenticate(services: Services): AppMiddleware {
     const presented = bearerToken(ctx.get('authorization'));
     const principal = presented === null ? null : authenticateKey(services.db, services.clock, presented);
     if (!principal) {
-      const usage = await services.counters.authFailures.count(ctx.ip || 'unknown');
+      const usage = services.counters.authFailures.count(ctx.ip || 'unknown');
       if (usage.used > AUTH_FAILURES_PER_WINDOW) {
         throw rateLimited('Too many failed authentications from this address; wait and retry.', usage);
       }

@@ -19,7 +19,7 @@ export function rateLimit(services: Services, kind: RequestKind): AppMiddleware 
     const budgets = rateBudgets(principal.tenant);
     if (!budgets) return next();
     const limit = kind === 'read' ? budgets.readsPerWindow : budgets.writesPerWindow;
-    const usage = await counter.count(principal.keyId);
+    const usage = counter.count(principal.keyId);
     if (usage.used > limit) throw rateLimited(`Rate limit of ${limit} ${kind}s per 10 minutes reached for this key.`, usage);
     ctx.set('ratelimit-limit', String(limit));
     ctx.set('ratelimit-remaining', String(limit - usage.used));

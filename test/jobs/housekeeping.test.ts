@@ -44,16 +44,16 @@ describe('housekeeping job', () => {
 
   it('removes rate-limit windows that have ended and keeps the current ones', async () => {
     clock.set('2026-03-16T00:00:00.000Z');
-    await counters.reads.count('key-a');
-    await counters.writes.count('key-a');
+    counters.reads.count('key-a');
+    counters.writes.count('key-a');
     clock.advanceMs(5 * 60 * 1000);
-    await counters.authFailures.count('127.0.0.1');
+    counters.authFailures.count('127.0.0.1');
     expect(counters.size()).to.equal(3);
 
     clock.advanceMs(6 * 60 * 1000); // the first two windows ended a minute ago
     expect(runHousekeeping({ db: temp.db, clock, counters }).counterWindows).to.equal(2);
     expect(counters.size()).to.equal(1);
-    expect((await counters.authFailures.count('127.0.0.1')).used).to.equal(2);
+    expect(counters.authFailures.count('127.0.0.1').used).to.equal(2);
   });
 
   it('checkpoints and truncates a write-ahead log past its limit, and leaves a small one alone', () => {
