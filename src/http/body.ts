@@ -1,6 +1,6 @@
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ApiError, validationFailed } from '../errors.js';
-import type { AppContext, AppMiddleware } from './context.js';
+import type { AppContext } from './context.js';
 
 /** Request bodies above this many bytes are refused (spec Limits). */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -26,20 +26,20 @@ const readBytesAsLatin1 = koaBody({
 /**
  * Body rules, in order: a body needs Content-Type application/json; a declared length over
  * the limit is refused before reading; the JSON must be an object. A request without a body
- * gets `{}` (a POST with no body needs no content type).
+ * gets `{}` (a POST with no body needs no content type). Leaves the object in
+ * `ctx.request.body`.
  */
-export const bodyRules: AppMiddleware = async (ctx, next) => {
+export async function readJsonBody(ctx: AppContext): Promise<void> {
   if (!hasBody(ctx)) {
     ctx.request.body = {};
-    return next();
+    return;
   }
   if (!ctx.is('application/json')) throw validationFailed('Content-Type', 'must be application/json when a body is sent');
   const declared = Number(ctx.get('content-length') || '0');
   if (declared > MAX_BODY_BYTES) throw validationFailed('body', `must be at most ${MAX_BODY_BYTES} bytes`);
   // JSON.parse output is JSON by construction; koa-body types the field as type-fest's JsonValue.
   ctx.request.body = parseJsonObject(await bodyText(ctx)) as RequestBody;
-  await next();
-};
+}
 
 type RequestBody = AppContext['request']['body'];
 
@@ -52,7 +52,7 @@ async function bodyText(ctx: AppContext): Promise<string> {
     throw thrown;
   }
   const latin1: unknown = ctx.request.body;
-  if (typeof latin1 !== 'string') throw new Error('bodyRules: the body reader returned no text for an application/json body');
+  if (typeof latin1 !== 'string') throw new Error('readJsonBody: the body reader returned no text for an application/json body');
   return strictUtf8(Buffer.from(latin1, 'latin1'));
 }
 

@@ -2,7 +2,7 @@ import { rateBudgets } from '../books/tenants.js';
 import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 import { ApiError } from '../errors.js';
 import type { WindowUsage } from './rate-limit.js';
-import { type AppMiddleware, principalOf, type Services } from './context.js';
+import { type AppContext, principalOf, type Services } from './context.js';
 
 export type RequestKind = 'read' | 'write';
 
@@ -12,21 +12,18 @@ export type RequestKind = 'read' | 'write';
  * carries ratelimit-limit, -remaining and -reset; the rate_limited answer itself carries
  * only retry-after. No counting and no headers when the operator turned limits off.
  */
-export function rateLimit(services: Services, kind: RequestKind): AppMiddleware {
+export function countAgainstBudget(ctx: AppContext, services: Services, kind: RequestKind): void {
+  const principal = principalOf(ctx);
+  const budgets = rateBudgets(principal.tenant);
+  if (!budgets) return;
+  const limit = kind === 'read' ? budgets.readsPerWindow : budgets.writesPerWindow;
   const counter = kind === 'read' ? services.counters.reads : services.counters.writes;
-  return async (ctx, next) => {
-    const principal = principalOf(ctx);
-    const budgets = rateBudgets(principal.tenant);
-    if (!budgets) return next();
-    const limit = kind === 'read' ? budgets.readsPerWindow : budgets.writesPerWindow;
-    const usage = counter.count(principal.keyId);
-    if (usage.used > limit) throw rateLimited(`Rate limit of ${limit} ${kind}s per 10 minutes reached for this key.`, usage);
-    ctx.set('ratelimit-limit', String(limit));
-    ctx.set('ratelimit-remaining', String(limit - usage.used));
-    // The first whole Unix second at or after the window's end (never a second before it).
-    ctx.set('ratelimit-reset', String(Math.ceil((services.clock.now().getTime() + usage.msBeforeReset) / 1000)));
-    await next();
-  };
+  const usage = counter.count(principal.keyId);
+  if (usage.used > limit) throw rateLimited(`Rate limit of ${limit} ${kind}s per 10 minutes reached for this key.`, usage);
+  ctx.set('ratelimit-limit', String(limit));
+  ctx.set('ratelimit-remaining', String(limit - usage.used));
+  // The first whole Unix second at or after the window's end (never a second before it).
+  ctx.set('ratelimit-reset', String(Math.ceil((services.clock.now().getTime() + usage.msBeforeReset) / 1000)));
 }
 
 /** The rate_limited answer: retry-after is the whole seconds until the window ends (at least 1). */

@@ -6,9 +6,9 @@ import { requestFingerprint } from '../books/idempotency.js';
 import { actorOf, type Principal } from '../books/keys.js';
 import { runAwaitingWrite, runWrite, type WriteOutcome } from '../books/write-door.js';
 import { ApiError, type ErrorCode, validationFailed } from '../errors.js';
-import { bodyRules, isPlainObject } from './body.js';
+import { isPlainObject, readJsonBody } from './body.js';
 import { type AppContext, type AppMiddleware, principalOf, type Services } from './context.js';
-import { rateLimit } from './limits.js';
+import { countAgainstBudget } from './limits.js';
 import { isPermission, type Permission, PERMISSIONS_BY_ACCESS } from './permissions.js';
 import { checkReplies, type ReplyObserver, type ReplyViolation } from './reply-check.js';
 import { coerceQuery, precompile, validate } from './validate.js';
@@ -138,7 +138,7 @@ export interface MountOptions {
   onReply?: ReplyObserver;
 }
 
-/** Mounts operations on the router, each behind scope, rate limit, body rules and input checks. */
+/** Mounts operations on the router, each behind scope, rate limit, body rules and input checks (serveOperation). */
 export function mountOperations(
   router: RouterInstance<AppContext['state']>,
   services: Services,
@@ -150,11 +150,7 @@ export function mountOperations(
     assertWellDeclared(operation, seen);
     const steps: AppMiddleware[] = [
       ...(options.onReplyViolation ? [checkReplies(operation, options.onReplyViolation, options.onReply)] : []),
-      requirePermission(operation.permission),
-      rateLimit(services, operation.method === 'GET' ? 'read' : 'write'),
-      bodyRules,
-      checkInputs(operation),
-      operation.method === 'GET' ? readHandler(operation, services) : writeHandler(operation, services),
+      serveOperation(operation, services),
     ];
     const method = operation.method === 'GET' ? 'get' : 'post';
     router[method](operation.id, operation.path, ...(steps as unknown as RouterMiddleware<AppContext['state']>[]));
@@ -224,13 +220,27 @@ function looseSchemaPath(schema: TSchema, path: string): string | null {
   return null;
 }
 
-function requirePermission(permission: Permission): AppMiddleware {
-  return async (ctx, next) => {
-    if (!PERMISSIONS_BY_ACCESS[principalOf(ctx).access].has(permission)) {
-      throw new ApiError('insufficient_scope', `This key lacks the ${permission} permission.`);
-    }
-    await next();
+/**
+ * One operation's request, in the spec's order: scope, rate limit, body rules, input checks,
+ * then the handler. One middleware rather than a chain of them: each step is a plain call, so
+ * a request pays for one async hop instead of five.
+ */
+function serveOperation(operation: Operation, services: Services): AppMiddleware {
+  const kind = operation.method === 'GET' ? 'read' : 'write';
+  const handle = operation.method === 'GET' ? readHandler(operation, services) : writeHandler(operation, services);
+  return async (ctx) => {
+    requirePermission(ctx, operation.permission);
+    countAgainstBudget(ctx, services, kind);
+    await readJsonBody(ctx);
+    checkInputs(ctx, operation);
+    await handle(ctx);
   };
+}
+
+function requirePermission(ctx: AppContext, permission: Permission): void {
+  if (!PERMISSIONS_BY_ACCESS[principalOf(ctx).access].has(permission)) {
+    throw new ApiError('insufficient_scope', `This key lacks the ${permission} permission.`);
+  }
 }
 
 interface CheckedInputs {
@@ -243,20 +253,17 @@ const inputsKey = Symbol('inputs');
 type WithInputs = AppContext & { [inputsKey]?: CheckedInputs };
 
 /** Path, query and body against the operation's schemas (spec rules 4 and 5). */
-function checkInputs(operation: Operation): AppMiddleware {
-  return async (ctx, next) => {
-    const query = singleValuedQuery(ctx);
-    const body = ctx.request.body as Record<string, unknown>;
-    for (const name of Object.keys(operation.params.properties)) {
-      if (name in query) throw validationFailed(name, 'is a path parameter and must not be repeated in the query');
-      if (isPlainObject(body) && Object.hasOwn(body, name)) throw validationFailed(name, 'is a path parameter and must not be repeated in the body');
-    }
-    (ctx as WithInputs)[inputsKey] = {
-      params: validate(operation.params, { ...(ctx as unknown as { params: Record<string, string> }).params }, 'path'),
-      query: validate(operation.query, coerceQuery(operation.query, query), 'query'),
-      body: validate(operation.body, body, 'body'),
-    };
-    await next();
+function checkInputs(ctx: AppContext, operation: Operation): void {
+  const query = singleValuedQuery(ctx);
+  const body = ctx.request.body as Record<string, unknown>;
+  for (const name of Object.keys(operation.params.properties)) {
+    if (name in query) throw validationFailed(name, 'is a path parameter and must not be repeated in the query');
+    if (isPlainObject(body) && Object.hasOwn(body, name)) throw validationFailed(name, 'is a path parameter and must not be repeated in the body');
+  }
+  (ctx as WithInputs)[inputsKey] = {
+    params: validate(operation.params, { ...(ctx as unknown as { params: Record<string, string> }).params }, 'path'),
+    query: validate(operation.query, coerceQuery(operation.query, query), 'query'),
+    body: validate(operation.body, body, 'body'),
   };
 }
 
@@ -299,8 +306,10 @@ function requestInput(ctx: AppContext, services: Services): RequestInput<TObject
   return { params: inputs.params as never, query: inputs.query as never, body: inputs.body as never, principal: principalOf(ctx), services };
 }
 
-function readHandler(operation: ReadOperation<TObject, TObject, TObject, Responses>, services: Services): AppMiddleware {
-  return async (ctx) => {
+type Handler = (ctx: AppContext) => void | Promise<void>;
+
+function readHandler(operation: ReadOperation<TObject, TObject, TObject, Responses>, services: Services): Handler {
+  return (ctx) => {
     const reply = operation.handle(requestInput(ctx, services));
     // Serialised here, inside the error wrapper, so an answer that cannot be written as JSON
     // becomes the spec's internal_error body rather than Koa's own.
@@ -309,7 +318,7 @@ function readHandler(operation: ReadOperation<TObject, TObject, TObject, Respons
 }
 
 /** Every POST: through the write door, then the work after the commit, unless it was a replay. */
-function writeHandler(operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>, services: Services): AppMiddleware {
+function writeHandler(operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>, services: Services): Handler {
   return async (ctx) => {
     const principal = principalOf(ctx);
     const input: WriteInput<TObject, TObject, TObject> = { ...requestInput(ctx, services), actor: actorOf(principal) };
