@@ -1,32 +1,36 @@
 /**
- * Starts Daybook over a fresh SQLite file with one account, business and Read only key, and
- * prints {url, key, tenantId, db} as one JSON line; serves until SIGTERM. bench/run.ts runs it
- * in its own process so the load generator does not share its event loop.
+ * Fresh small books for the pipeline and write scenarios of bench/run.ts: one account (large
+ * plan), one business, one vendor, a Read only key and a Read and write key, in a new SQLite
+ * file migrated by the project's own migrations. Prints {key, writeKey, tenantId, businessId,
+ * vendorId, expenseAccountId, db, dir} as one JSON line and exits; the caller serves the file
+ * and removes `dir` when done.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTenant } from '../src/books/tenants.js';
 import { CLI_ACTOR } from '../src/books/audit.js';
 import { createBusiness } from '../src/books/businesses.js';
+import { systemAccountId } from '../src/books/chart.js';
 import { createKey } from '../src/books/keys.js';
+import { ensureServerSecrets } from '../src/books/secrets.js';
+import { createTenant } from '../src/books/tenants.js';
+import { findOrCreateVendor } from '../src/books/vendors.js';
 import { systemClock } from '../src/clock.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
-import { startServer } from '../src/server.js';
+import { inTransaction, openDb } from '../src/db/connection.js';
+import { migrateLatest } from '../src/db/migrate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'daybook-bench-'));
-const db = join(dir, 'bench.sqlite');
-const config = loadConfig(process.env, { db, port: 0, host: '127.0.0.1', logLevel: 'silent' });
-const server = await startServer(config, { log: createLogger('silent') });
-const tenant = createTenant(server.db, systemClock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-createBusiness(server.db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
-const { key } = createKey(server.db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'bench', access: 'read' });
-console.log(JSON.stringify({ url: server.url, key, tenantId: tenant.id, db, synchronous: config.sqliteSynchronous }));
-
-process.once('SIGTERM', () => {
-  void server.close().then(() => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
-});
+const dbPath = join(dir, 'bench.sqlite');
+await migrateLatest(dbPath);
+const db = openDb(dbPath);
+ensureServerSecrets(db, systemClock);
+const tenant = createTenant(db, systemClock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
+const business = createBusiness(db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
+const { key } = createKey(db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'bench', access: 'read' });
+const { key: writeKey } = createKey(db, systemClock, CLI_ACTOR, { tenantId: tenant.id, name: 'bench writes', access: 'read_write' });
+const { vendor } = inTransaction(db, () => findOrCreateVendor(db, systemClock, CLI_ACTOR, tenant.id, 'Bench Supplies Co.'));
+const expenseAccountId = systemAccountId(db, business.id, 'uncategorized_expense');
+db.close();
+console.log(
+  JSON.stringify({ key, writeKey, tenantId: tenant.id, businessId: business.id, vendorId: vendor.id, expenseAccountId, db: dbPath, dir }),
+);

@@ -15,7 +15,8 @@
  * (receivable against revenue and sales tax in the accrual view; a payment puts the bank
  * against the receivable in the accrual view and against revenue and sales tax in the cash
  * view), and the history's own invoices and bills are paid in full, so the receivable and
- * payable balances equal the agings' grand totals. Same seed and --end, same books: every id
+ * payable balances equal the agings' grand totals. Every entry that moves the bank also has its
+ * row in the register (`transactions`), which GET /transactions pages through. Same seed and --end, same books: every id
  * the generator makes comes from the seed; the account, business, chart and key are made by
  * the project's own functions, with their own random ids and timestamps.
  *
@@ -156,6 +157,8 @@ interface EntryDraft {
   sourceType: SourceType;
   sourceId: string | null;
   lines: Line[];
+  /** The vendor paid, for the register row of a payment to one. */
+  vendorId?: string;
 }
 
 const line = (accountId: string, direction: Direction, amountCents: bigint, basis: Basis): Line => ({ accountId, direction, amountCents, basis });
@@ -176,13 +179,20 @@ function assertBalanced(entry: EntryDraft): void {
   if (entry.date < startDate || entry.date > endDate) throw new Error(`entry "${entry.memo}" is dated ${entry.date}, outside ${startDate}..${endDate}`);
 }
 
+/**
+ * Every entry that moves the bank (a line of basis `both` on it) also gets a row in the
+ * register (`transactions`), as expenses, payments and accepted bank lines have: money in or
+ * out, against the entry's first other account.
+ */
 class Journal {
   linesWritten = 0;
   entriesWritten = 0;
+  registerRowsWritten = 0;
   readonly linesByBasis: Record<Basis, number> = { both: 0, accrual: 0, cash: 0 };
   private readonly insertEntry: Statement;
   private readonly insertLine: Statement;
   private readonly insertLines: Statement;
+  private readonly insertRegisterRow: Statement;
   /** Lines waiting to be written, LINE_COLUMNS values each. */
   private pending: unknown[] = [];
   private committedAt = 0;
@@ -191,8 +201,13 @@ class Journal {
   constructor(
     private readonly db: Db,
     private readonly businessId: string,
+    private readonly bankId: string,
     private readonly started: number,
   ) {
+    this.insertRegisterRow = db.prepare(
+      `INSERT INTO transactions (id, business_id, txn_date, amount_cents, direction, vendor_id, ledger_account_id, status, source, description, journal_entry_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'accepted', ?, ?, ?, ?)`,
+    );
     this.insertEntry = db.prepare(
       `INSERT INTO journal_entries (id, business_id, entry_date, memo, source_type, source_id, reverses_entry_id, line_count, actor, created_at)
        VALUES (?, ?, ?, ?, ?, ?, NULL, ?, 'cli', ?)`,
@@ -218,6 +233,7 @@ class Journal {
     });
     this.linesWritten += entry.lines.length;
     this.entriesWritten += 1;
+    this.writeRegisterRow(id, entry);
     if (this.linesWritten >= this.nextProgress) {
       process.stderr.write(
         `  ${this.linesWritten.toLocaleString('en-US')} lines, ${this.entriesWritten.toLocaleString('en-US')} entries, ${elapsedSeconds(this.started)} s\n`,
@@ -225,6 +241,26 @@ class Journal {
       this.nextProgress += PROGRESS_EVERY_LINES;
     }
     return id;
+  }
+
+  private writeRegisterRow(entryId: string, entry: EntryDraft): void {
+    const bank = entry.lines.find((l) => l.accountId === this.bankId && l.basis === 'both');
+    if (!bank) return;
+    const other = entry.lines.find((l) => l.accountId !== this.bankId);
+    this.insertRegisterRow.run(
+      seededId(),
+      this.businessId,
+      entry.date,
+      bank.amountCents,
+      bank.direction === 'debit' ? 'in' : 'out',
+      entry.vendorId ?? null,
+      other?.accountId ?? null,
+      chance(0.7) ? 'csv' : 'manual',
+      entry.memo,
+      entryId,
+      `${entry.date}T12:00:00.000Z`,
+    );
+    this.registerRowsWritten += 1;
   }
 
   /**
@@ -372,7 +408,7 @@ const expenseAccounts = [...standardExpenses, ...expenseExtras, uncategorized];
 const payrollExpenses = expenseExtras.slice(0, DEPARTMENTS.length * 2);
 const interestExpense = leafByCode('6120');
 
-const journal = new Journal(db, business.id, started);
+const journal = new Journal(db, business.id, account.bank, started);
 
 // Customers and vendors (direct inserts, as the seeds do).
 const insertCustomer = db.prepare(
@@ -549,6 +585,7 @@ for (let n = 1; n <= openBillCount; n += 1) {
       memo: `Payment of bill ${number} to ${vendor.name}`,
       sourceType: 'bill_payment',
       sourceId: paymentId,
+      vendorId: vendor.id,
       lines: [line(account.payable, 'debit', paidCents, 'accrual'), line(expense, 'debit', paidCents, 'cash'), line(account.bank, 'credit', paidCents, 'both')],
     });
     insertBillPayment.run(paymentId, id, paidCents, paidOn, entryId, `${paidOn}T16:00:00.000Z`);
@@ -573,9 +610,11 @@ if (documentLines + 2 * MIN_ENTRY_LINES > totalLines) {
 function expensePaid(date: string, size: number): EntryDraft {
   const amounts = split(dollars(10, 3000), size - 1);
   const from = chance(0.8) ? account.bank : account.card;
+  const vendor = pick(vendors);
   return {
     date,
-    memo: `${pick(vendors).name}: expenses`,
+    memo: `${vendor.name}: expenses`,
+    vendorId: vendor.id,
     sourceType: 'expense',
     sourceId: null,
     lines: [...pickDistinct(expenseAccounts, size - 1).map((id, index) => line(id, 'debit', amounts[index]!, 'both')), line(from, 'credit', amounts.reduce((s, a) => s + a, 0n), 'both')],
@@ -656,6 +695,7 @@ function billPaid(date: string): EntryDraft[] {
       memo: `Payment to ${vendor.name}`,
       sourceType: 'manual',
       sourceId: null,
+      vendorId: vendor.id,
       lines: [
         line(account.payable, 'debit', total, 'accrual'),
         ...expenses.map((id, index) => line(id, 'debit', amounts[index]!, 'cash')),
@@ -793,7 +833,8 @@ console.log(
     `(${startDate} to ${endDate}; basis both ${percent(both)}, accrual ${percent(accrual)}, cash ${percent(cash)}), ` +
     `${chartSize} accounts, ${openInvoiceCount.toLocaleString('en-US')} open invoices (${invoicesWithPayments.toLocaleString('en-US')} partly paid), ` +
     (paidInvoiceCount > 0 ? `${paidInvoiceCount.toLocaleString('en-US')} paid invoices, ` : '') +
-    `${openBillCount.toLocaleString('en-US')} open bills (${billsWithPayments.toLocaleString('en-US')} partly paid) in ${generationSeconds} s (seed ${seed})`,
+    `${openBillCount.toLocaleString('en-US')} open bills (${billsWithPayments.toLocaleString('en-US')} partly paid), ` +
+    `${journal.registerRowsWritten.toLocaleString('en-US')} register rows, in ${generationSeconds} s (seed ${seed})`,
 );
 console.log(`business ${business.id}`);
 console.log(`key ${key}`);

@@ -1,22 +1,22 @@
 /**
  * A CPU profile of Daybook serving GET /api/v1/businesses under load (rate limits counted,
- * under a budget never reached): the fixture server runs with --cpu-prof, autocannon loads it
+ * under a budget never reached): the built server runs over fresh small books
+ * (bench/fixture-books.ts) with --cpu-prof, autocannon loads it
  * for BENCH_SECONDS (default 10), and the profile lands in bench/results/profile/ (open it in
  * Chrome's DevTools, Performance tab). Prints where the server's time went, by source file.
  *
  *   node --import tsx bench/profile-pipeline.ts
  */
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { CLI_ACTOR } from '../src/books/audit.js';
 import { updateTenant } from '../src/books/tenants.js';
 import { systemClock } from '../src/clock.js';
 import { openDb } from '../src/db/connection.js';
 import { projectRoot } from '../src/paths.js';
+import { buildDaybook, startDaybook, stopProcess } from './daybook-process.js';
 
 interface ProfileNode {
   id: number;
@@ -28,15 +28,17 @@ const dir = join(projectRoot, 'bench/results/profile');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'bench/fixture-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'], cwd: projectRoot });
-const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-const fixture = JSON.parse(line) as { url: string; key: string; tenantId: string; db: string };
+const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
+const fixture = JSON.parse(made.stdout) as { key: string; tenantId: string; db: string; dir: string };
 const db = openDb(fixture.db);
 updateTenant(db, systemClock, CLI_ACTOR, fixture.tenantId, { rateLimit: { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000 } });
 db.close();
-const result = await autocannon({ url: `${fixture.url}/api/v1/businesses`, connections: 10, duration: seconds, headers: { authorization: `Bearer ${fixture.key}` } });
-child.kill('SIGTERM');
-await once(child, 'exit');
+if (process.env.BENCH_NO_BUILD !== '1') buildDaybook();
+const daybook = await startDaybook(fixture.db, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const result = await autocannon({ url: `${daybook.url}/api/v1/businesses`, connections: 10, duration: seconds, headers: { authorization: `Bearer ${fixture.key}` } });
+await stopProcess(daybook.child);
+rmSync(fixture.dir, { recursive: true, force: true });
 console.log(`${Math.round(result.requests.average)} req/s while profiled (${result.non2xx} not 2xx)`);
 
 // The main thread's profile is the largest file.

@@ -1,6 +1,6 @@
 /**
  * Report latency over large books (made by bench/large-books.ts): the real server runs in its
- * own process (this file again, with --serve) on a free loopback port over the books file, and
+ * own process (built, as bench/daybook-process.ts starts it) on a free loopback port over the books file, and
  * this process times each report with sequential requests, one at a time, over one kept-alive
  * connection: latency, not throughput. Every answer must be 200 and hold together (trial
  * balance debits = credits, assets = liabilities + equity, buckets sum to the grand total, the
@@ -14,29 +14,16 @@
  *   npm run bench:reports -- --db FILE --key KEY --business ID [--runs 200] [--warmup 20]
  *                            [--journal /tmp/large.journal] [--no-export] [--hledger-timeout 600]
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { once } from 'node:events';
 import { Agent, get as httpGet } from 'node:http';
-import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { buildDaybook, startDaybook, stopProcess } from './daybook-process.js';
 
 const mode = process.argv[2];
-if (mode === '--serve') await serve(process.argv[3]!);
-else if (mode === '--daybook-cli') await daybookCli(process.argv.slice(3));
+if (mode === '--daybook-cli') await daybookCli(process.argv.slice(3));
 else await benchmark();
-
-/** Child mode: the real server over the books file, announced as one JSON line; stops on SIGTERM. */
-async function serve(dbPath: string): Promise<void> {
-  const { loadConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/log.js');
-  const { startServer } = await import('../src/server.js');
-  const config = loadConfig(process.env, { db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent' });
-  const server = await startServer(config, { log: createLogger('silent') });
-  console.log(JSON.stringify({ url: server.url, synchronous: config.sqliteSynchronous }));
-  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
-}
 
 /** Child mode: the `daybook` command from the current sources (bin/daybook.js runs the last build). */
 async function daybookCli(argv: string[]): Promise<void> {
@@ -229,7 +216,9 @@ async function benchmark(): Promise<void> {
     { report: 'AP aging', label: `default asOf (${today})`, path: rest('ap-aging', {}), inProcess: () => payablesAging(db, businessId, today), check: checkAging(openBills) },
   ];
 
-  const { child, url, synchronous } = await startServerChild(dbPath);
+  buildDaybook();
+  const { child, url } = await startDaybook(dbPath);
+  const synchronous = (await import('../src/config.js')).loadConfig(process.env, { db: dbPath }).sqliteSynchronous;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const request = (path: string): Promise<Reply> =>
     new Promise((resolve, reject) => {
@@ -291,8 +280,7 @@ async function benchmark(): Promise<void> {
     }
   } finally {
     agent.destroy();
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await stopProcess(child);
   }
 
   // The same reports inside this process: the books functions alone, with the server stopped.
@@ -330,13 +318,6 @@ async function benchmark(): Promise<void> {
   } else {
     console.log('every answer was 200 and held together');
   }
-}
-
-async function startServerChild(dbPath: string): Promise<{ child: ChildProcess; url: string; synchronous: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/reports.ts', '--serve', dbPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const { url, synchronous } = JSON.parse(line) as { url: string; synchronous: string };
-  return { child, url, synchronous };
 }
 
 /** Wall-clock seconds of a command run to completion; its output is kept for checks. */

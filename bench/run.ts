@@ -3,34 +3,66 @@
  * reported as ratios (absolute figures drift on shared machines; ratios much less). Every
  * server runs in its own process; autocannon, the load generator, runs in this one. Each
  * measurement is repeated (Daybook and its baseline alternating) and the median kept. The
- * table goes to stdout and the same figures, as JSON, to bench/results/ (ignored by git).
+ * tables go to stdout and the same figures, as JSON, to bench/results/ (ignored by git).
+ *
+ * Scenarios: the pipeline (GET /businesses vs bare Koa answering the same bytes), the write
+ * path (POST /expenses with an Idempotency-Key vs a bare better-sqlite3 loop committing the
+ * same rows), and on large books (bench/large-books.ts, made once per size and kept under
+ * bench/results/books/) the read path (GET /transactions?limit=50 vs bare Koa running the same
+ * SELECT), the five reports' latency, the server's peak memory, and how both grow with the
+ * books. Daybook's rate limit is on, lifted to a budget no run reaches, so it still counts.
  *
  *   npm run bench
- *   BENCH_SECONDS=10 BENCH_REPEATS=5 BENCH_CONNECTIONS=10 npm run bench
+ *   BENCH_SECONDS=10 BENCH_REPEATS=5 BENCH_CONNECTIONS=10 BENCH_READ_CONNECTIONS=50 \
+ *     BENCH_LINES=10000,100000,1000000 BENCH_REPORT_RUNS=100 BENCH_WARMUP_SECONDS=3 \
+ *     BENCH_SCENARIOS=small,large npm run bench
+ *
+ * Daybook runs as built (bench/daybook-process.ts: `npm run build` first, unless
+ * BENCH_NO_BUILD=1); the baselines and the books generator run from their sources.
  */
 import autocannon from 'autocannon';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { updateTenant } from '../src/books/tenants.js';
 import { CLI_ACTOR } from '../src/books/audit.js';
-import { systemClock } from '../src/clock.js';
+import { systemClock, todayUtc } from '../src/clock.js';
+import { addDays } from '../src/dates.js';
 import { openDb } from '../src/db/connection.js';
+import { loadConfig } from '../src/config.js';
 import { projectRoot } from '../src/paths.js';
+import { buildDaybook, type DaybookProcess, startDaybook, stopProcess } from './daybook-process.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const readConnections = Number(process.env.BENCH_READ_CONNECTIONS ?? 50);
+const bookSizes = (process.env.BENCH_LINES ?? '10000,100000,1000000').split(',').map(Number).sort((a, b) => a - b);
+const reportRuns = Number(process.env.BENCH_REPORT_RUNS ?? 100);
+/** Load before the measured runs, discarded: the first seconds of a fresh process run code the JIT has not yet compiled. */
+const warmUpSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+/** Which scenarios to run: `small` (pipeline and write path) and `large` (the large books). */
+const scenarios = new Set((process.env.BENCH_SCENARIOS ?? 'small,large').split(','));
+
+const RESULTS_DIR = join(projectRoot, 'bench/results');
+/** The server's durability setting (DAYBOOK_SQLITE_SYNCHRONOUS, default full); the write baseline uses the same. */
+const synchronous = loadConfig(process.env).sqliteSynchronous;
 
 interface Fixture {
-  url: string;
   key: string;
+  writeKey: string;
   tenantId: string;
+  businessId: string;
+  vendorId: string;
+  expenseAccountId: string;
   db: string;
-  synchronous: string;
+  dir: string;
 }
 
 interface Measured {
@@ -40,12 +72,26 @@ interface Measured {
   failed: number;
 }
 
-interface Row {
+interface RatioRow {
   scenario: string;
   daybook: Measured;
   baseline: Measured | null;
   ratio: number | null;
   target: number | null;
+}
+
+interface LatencyRow {
+  report: string;
+  lines: number;
+  medianMs: number;
+  p99Ms: number;
+  targetMs: number | null;
+}
+
+interface GrowthRow {
+  lines: number;
+  registerRows: number;
+  read: Measured;
 }
 
 /** Starts `script` in its own process and reads the JSON line it prints once ready. */
@@ -55,14 +101,35 @@ async function startProcess<T>(script: string, args: string[] = []): Promise<{ c
   return { child, ready: JSON.parse(line) as T };
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+/** Runs `work` with Daybook serving `booksPath`, stopping it afterwards however `work` ends. */
+async function withDaybook<R>(booksPath: string, work: (daybook: DaybookProcess) => Promise<R>): Promise<R> {
+  const daybook = await startDaybook(booksPath);
+  try {
+    return await work(daybook);
+  } finally {
+    await stopProcess(daybook.child);
+  }
 }
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Measured> {
-  const result = await autocannon({ url, connections, duration: seconds, headers });
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors };
+/** Runs `work` with the process of `script`, stopping it afterwards however `work` ends. */
+async function withProcess<T, R>(script: string, args: string[], work: (ready: T, child: ChildProcess) => Promise<R>): Promise<R> {
+  const { child, ready } = await startProcess<T>(script, args);
+  try {
+    return await work(ready, child);
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+type LoadOptions = Omit<autocannon.Options, 'url' | 'duration'>;
+
+async function load(url: string, options: LoadOptions = {}): Promise<Measured> {
+  const result = await autocannon({ url, connections, duration: seconds, ...options });
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
+}
+
+async function warmUp(url: string, options: LoadOptions = {}): Promise<void> {
+  if (warmUpSeconds > 0) await autocannon({ url, connections, ...options, duration: warmUpSeconds });
 }
 
 function median(runs: Measured[]): Measured {
@@ -87,57 +154,250 @@ async function alternate(daybook: () => Promise<Measured>, baseline: () => Promi
   return { daybook: median(ours), baseline: median(theirs) };
 }
 
-async function pipelineScenarios(): Promise<Row[]> {
-  const { child, ready: fixture } = await startProcess<Fixture>('bench/fixture-server.ts');
-  const db = openDb(fixture.db);
-  const auth = { authorization: `Bearer ${fixture.key}` };
+function ratioRow(scenario: string, measured: { daybook: Measured; baseline: Measured }, target: number | null): RatioRow {
+  return { scenario, ...measured, ratio: measured.daybook.requestsPerSecond / measured.baseline.requestsPerSecond, target };
+}
+
+/** Sets the account's budgets: counted (a budget no run reaches, so every request is counted) or off. */
+function setRateLimit(dbPath: string, tenantId: string, mode: 'off' | 'counted'): void {
+  const db = openDb(dbPath);
   try {
-    const body = await (await fetch(`${fixture.url}/api/v1/businesses`, { headers: auth })).text();
-    const { child: koa, ready: bare } = await startProcess<{ url: string }>('bench/baselines/koa-constant.ts', [body]);
-    try {
-      const setLimits = (mode: 'off' | 'counted') =>
-        updateTenant(db, systemClock, CLI_ACTOR, fixture.tenantId, {
-          // Counted: a budget no run reaches, so the limiter counts every request but never refuses.
-          rateLimit: mode === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000 },
-        });
-      setLimits('counted');
-      const counted = await alternate(() => load(`${fixture.url}/api/v1/businesses`, auth), () => load(bare.url));
-      setLimits('off');
-      const uncounted = median(await times(repeats, () => load(`${fixture.url}/api/v1/businesses`, auth)));
-      return [
-        { scenario: 'Pipeline: GET /businesses vs bare Koa 3', ...counted, ratio: counted.daybook.requestsPerSecond / counted.baseline.requestsPerSecond, target: 0.5 },
-        { scenario: '  (the same with the rate limit off)', daybook: uncounted, baseline: counted.baseline, ratio: uncounted.requestsPerSecond / counted.baseline.requestsPerSecond, target: null },
-      ];
-    } finally {
-      await stopProcess(koa);
-    }
+    updateTenant(db, systemClock, CLI_ACTOR, tenantId, {
+      rateLimit: mode === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000_000 },
+    });
   } finally {
     db.close();
-    await stopProcess(child);
   }
 }
 
-function printTable(rows: Row[]): void {
-  const figures = (m: Measured | null) => (m ? `${String(Math.round(m.requestsPerSecond)).padStart(7)} req/s p50 ${String(m.p50).padStart(3)} ms p99 ${String(m.p99).padStart(3)} ms` : ''.padEnd(37));
-  console.log(`${'scenario'.padEnd(44)} ${'Daybook'.padEnd(37)} ${'baseline'.padEnd(37)} ratio  target`);
+async function pipelineScenarios(fixture: Fixture, daybookUrl: string): Promise<RatioRow[]> {
+  const auth = { authorization: `Bearer ${fixture.key}` };
+  const url = `${daybookUrl}/api/v1/businesses`;
+  const body = await (await fetch(url, { headers: auth })).text();
+  return withProcess<{ url: string }, RatioRow[]>('bench/baselines/koa-constant.ts', [body], async (bare) => {
+    setRateLimit(fixture.db, fixture.tenantId, 'counted');
+    await warmUp(url, { headers: auth });
+    await warmUp(bare.url);
+    const counted = await alternate(() => load(url, { headers: auth }), () => load(bare.url));
+    setRateLimit(fixture.db, fixture.tenantId, 'off');
+    const uncounted = median(await times(repeats, () => load(url, { headers: auth })));
+    setRateLimit(fixture.db, fixture.tenantId, 'counted');
+    return [
+      ratioRow('Pipeline: GET /businesses vs bare Koa 3', counted, 0.5),
+      { scenario: '  (the same with the rate limit off)', daybook: uncounted, baseline: counted.baseline, ratio: uncounted.requestsPerSecond / counted.baseline.requestsPerSecond, target: null },
+    ];
+  });
+}
+
+/** The bare better-sqlite3 loop (bench/baselines/sqlite-writes.ts), in its own process, for one run's length. */
+async function sqliteWriteLoop(fixture: Fixture, expenseId: string, templateKey: string): Promise<Measured> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/sqlite-writes.ts', fixture.db, expenseId, templateKey, String(seconds), synchronous], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: projectRoot,
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the write baseline exited with ${code}`);
+  const { commitsPerSecond } = JSON.parse(lines.at(-1)!) as { commitsPerSecond: number };
+  return { requestsPerSecond: commitsPerSecond, p50: 0, p99: 0, failed: 0 };
+}
+
+async function writeScenario(fixture: Fixture, daybookUrl: string): Promise<RatioRow> {
+  const url = `${daybookUrl}/api/v1/expenses`;
+  const body = JSON.stringify({ date: todayUtc(systemClock), amountCents: '4250', vendorId: fixture.vendorId, accountId: fixture.expenseAccountId, memo: 'Printer paper' });
+  const headers = { authorization: `Bearer ${fixture.writeKey}`, 'content-type': 'application/json' };
+  const templateKey = 'bench-template-expense';
+  const template = await fetch(url, { method: 'POST', headers: { ...headers, 'idempotency-key': templateKey }, body });
+  if (template.status !== 201) throw new Error(`the template expense was refused: ${template.status} ${await template.text()}`);
+  const { expenseId } = (await template.json()) as { expenseId: string };
+  // Every request its own Idempotency-Key: autocannon puts a fresh id in place of [<id>].
+  const posts: LoadOptions = { method: 'POST', headers: { ...headers, 'idempotency-key': 'bench-[<id>]' }, body, idReplacement: true };
+  await warmUp(url, posts);
+  const measured = await alternate(
+    () => load(url, posts),
+    () => sqliteWriteLoop(fixture, expenseId, templateKey),
+  );
+  return ratioRow(`Write: POST /expenses (synchronous=${synchronous}) vs bare better-sqlite3 loop`, measured, 0.4);
+}
+
+interface LargeBooks {
+  lines: number;
+  db: string;
+  business: string;
+  key: string;
+  tenantId: string;
+  registerRows: number;
+}
+
+/**
+ * Large books of `lines` journal lines, made by bench/large-books.ts the first time and kept
+ * under bench/results/books/, named by the generator's own hash so a changed generator makes
+ * new books. Open invoices and bills scale with the lines (10,000 and 2,000 at a million).
+ */
+function largeBooks(lines: number): LargeBooks {
+  const generator = readFileSync(join(projectRoot, 'bench/large-books.ts'));
+  const hash = createHash('sha256').update(generator).digest('hex').slice(0, 10);
+  const dir = join(RESULTS_DIR, 'books');
+  const db = join(dir, `books-${lines}-${hash}.sqlite`);
+  const about = `${db}.json`;
+  if (!existsSync(about)) {
+    mkdirSync(dir, { recursive: true });
+    console.log(`making books of ${lines.toLocaleString('en-US')} journal lines at ${db} (kept for later runs)`);
+    const args = ['--import', 'tsx', 'bench/large-books.ts', '--db', db, '--force', '--lines', String(lines)];
+    args.push('--invoices', String(Math.round(lines / 100)), '--bills', String(Math.round(lines / 500)));
+    const made = spawnSync(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`bench/large-books.ts failed (${made.status})`);
+    const field = (name: string) => new RegExp(`^${name} (\\S+)$`, 'm').exec(made.stdout)?.[1] ?? '';
+    writeFileSync(about, JSON.stringify({ business: field('business'), key: field('key') }));
+  }
+  const { business, key } = JSON.parse(readFileSync(about, 'utf8')) as { business: string; key: string };
+  const books = openDb(db);
+  try {
+    const tenantId = (books.prepare('SELECT tenant_id FROM businesses WHERE id = ?').get(business) as { tenant_id: string }).tenant_id;
+    const registerRows = Number((books.prepare('SELECT count(*) AS n FROM transactions WHERE business_id = ?').get(business) as { n: bigint }).n);
+    return { lines, db, business, key, tenantId, registerRows };
+  } finally {
+    books.close();
+  }
+}
+
+/** Median and nearest-rank p99 of `runs` sequential requests over one kept-alive connection. */
+async function sequentialLatency(url: string, key: string, runs: number): Promise<{ medianMs: number; p99Ms: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const request = () =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      httpGet(url, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`${url}: ${res.statusCode}`))));
+      }).on('error', reject);
+    });
+  try {
+    for (let i = 0; i < Math.ceil(runs / 10); i++) await request();
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) samples.push(await request());
+    samples.sort((a, b) => a - b);
+    return { medianMs: samples[Math.floor(samples.length / 2)]!, p99Ms: samples[Math.max(0, Math.ceil(0.99 * samples.length) - 1)]! };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The five reports, with the parameters that cost most on these books, and the reports issue's targets. */
+function reportCases(books: LargeBooks): { report: string; path: string; targetMs: number }[] {
+  const today = todayUtc(systemClock);
+  const lastYear = String(Number(today.slice(0, 4)) - 1);
+  const query = (extra: Record<string, string>) => new URLSearchParams({ entityId: books.business, ...extra }).toString();
+  return [
+    { report: 'Trial balance (today)', path: `/api/v1/reports/trial-balance?${query({ asOf: today })}`, targetMs: 20 },
+    { report: 'Balance sheet (today)', path: `/api/v1/reports/balance-sheet?${query({ asOf: today })}`, targetMs: 20 },
+    { report: `Profit and loss (${lastYear}-01-02 to a month's second-last day)`, path: `/api/v1/reports/profit-and-loss?${query({ periodStart: `${lastYear}-01-02`, periodEnd: addDays(`${today.slice(0, 7)}-01`, -2) })}`, targetMs: 20 },
+    { report: 'AR aging (today)', path: `/api/v1/reports/ar-aging?${query({})}`, targetMs: 50 },
+    { report: 'AP aging (today)', path: `/api/v1/reports/ap-aging?${query({})}`, targetMs: 50 },
+  ];
+}
+
+/** Peak resident memory of a process so far (Linux: VmHWM), in MB. */
+function peakRssMb(pid: number): number | null {
+  const status = existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : '';
+  const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  return kb ? Number(kb) / 1024 : null;
+}
+
+interface LargeBooksResults {
+  ratios: RatioRow[];
+  latency: LatencyRow[];
+  growth: GrowthRow[];
+  peakRssMb: number | null;
+}
+
+/** Read path, reports and memory on the largest books; the paged read and the reports at every size. */
+async function largeBooksScenarios(): Promise<LargeBooksResults> {
+  const results: LargeBooksResults = { ratios: [], latency: [], growth: [], peakRssMb: null };
+  const largest = bookSizes.at(-1)!;
+  for (const lines of bookSizes) {
+    const books = largeBooks(lines);
+    setRateLimit(books.db, books.tenantId, 'counted');
+    const readUrl = (base: string) => `${base}/api/v1/transactions?entityId=${books.business}&limit=50`;
+    const readLoad = (base: string, headers: Record<string, string> = {}) => load(readUrl(base), { connections: readConnections, headers });
+    await withDaybook(books.db, async (server) => {
+      const auth = { authorization: `Bearer ${books.key}` };
+      if (lines === largest) {
+        const measured = await withProcess<{ url: string }, { daybook: Measured; baseline: Measured }>('bench/baselines/koa-register.ts', [books.db, books.business], async (bare) => {
+          await warmUp(readUrl(server.url), { connections: readConnections, headers: auth });
+          await warmUp(readUrl(bare.url), { connections: readConnections });
+          return alternate(() => readLoad(server.url, auth), () => readLoad(bare.url));
+        });
+        results.ratios.push(ratioRow(`Read: GET /transactions?limit=50, ${lines.toLocaleString('en-US')} lines, ${readConnections} conns, vs bare Koa + SELECT`, measured, 0.7));
+        results.growth.push({ lines, registerRows: books.registerRows, read: measured.daybook });
+      } else {
+        await warmUp(readUrl(server.url), { connections: readConnections, headers: auth });
+        results.growth.push({ lines, registerRows: books.registerRows, read: median(await times(repeats, () => readLoad(server.url, auth))) });
+      }
+      for (const { report, path, targetMs } of reportCases(books)) {
+        const timing = await sequentialLatency(`${server.url}${path}`, books.key, reportRuns);
+        results.latency.push({ report, lines, ...timing, targetMs: lines === largest ? targetMs : null });
+      }
+      if (lines === largest) results.peakRssMb = peakRssMb(server.pid);
+    });
+  }
+  return results;
+}
+
+const rate = (m: Measured) => `${String(Math.round(m.requestsPerSecond)).padStart(7)}/s p50 ${String(m.p50).padStart(3)} ms p99 ${String(m.p99).padStart(3)} ms`;
+
+function printRatios(rows: RatioRow[]): void {
+  console.log(`\n${'scenario'.padEnd(84)} ${'Daybook'.padEnd(33)} ${'baseline'.padEnd(33)} ratio  target`);
   for (const row of rows) {
     const ratio = row.ratio === null ? '' : row.ratio.toFixed(2);
-    const verdict = row.target === null ? '' : `${row.target.toFixed(2)} ${row.ratio !== null && row.ratio >= row.target ? 'met' : 'NOT met'}`;
     const failed = row.daybook.failed + (row.baseline?.failed ?? 0);
-    console.log(`${row.scenario.padEnd(44)} ${figures(row.daybook)} ${figures(row.baseline)} ${ratio.padStart(5)}  ${verdict}${failed ? `  (${failed} failed requests)` : ''}`);
+    const verdict = row.target === null ? '' : `${row.target.toFixed(2)} ${failed === 0 && row.ratio !== null && row.ratio >= row.target ? 'met' : 'NOT met'}`;
+    console.log(`${row.scenario.padEnd(84)} ${rate(row.daybook)} ${row.baseline ? rate(row.baseline) : ''.padEnd(33)} ${ratio.padStart(5)}  ${verdict}${failed ? `  (${failed} failed requests)` : ''}`);
+  }
+}
+
+function printLargeBooks(results: LargeBooksResults): void {
+  console.log(`\n${'report, one request at a time'.padEnd(60)} ${'lines'.padStart(10)} ${'median ms'.padStart(10)} ${'p99 ms'.padStart(8)}  target`);
+  for (const row of results.latency) {
+    const verdict = row.targetMs === null ? '' : `${row.targetMs} ms median ${row.medianMs <= row.targetMs ? 'met' : 'NOT met'}`;
+    console.log(`${row.report.padEnd(60)} ${row.lines.toLocaleString('en-US').padStart(10)} ${row.medianMs.toFixed(2).padStart(10)} ${row.p99Ms.toFixed(2).padStart(8)}  ${verdict}`);
+  }
+  console.log(`\n${'growth: GET /transactions?limit=50'.padEnd(36)} ${'register rows'.padStart(14)}  Daybook`);
+  for (const row of results.growth) {
+    console.log(`${`${row.lines.toLocaleString('en-US')} journal lines`.padEnd(36)} ${row.registerRows.toLocaleString('en-US').padStart(14)}  ${rate(row.read)}${row.read.failed ? `  (${row.read.failed} failed)` : ''}`);
+  }
+  const rss = results.peakRssMb;
+  console.log(`\npeak RSS of the server over ${bookSizes.at(-1)!.toLocaleString('en-US')} lines, after the read load and the reports: ${rss === null ? 'unknown' : `${rss.toFixed(0)} MB`} (target under 200 MB${rss === null ? '' : rss < 200 ? ', met' : ', NOT met'})`);
+}
+
+/** Fresh small books (bench/fixture-books.ts) for the pipeline and the write path. */
+async function smallBooksScenarios(): Promise<RatioRow[]> {
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
+  const fixture = JSON.parse(made.stdout) as Fixture;
+  try {
+    return await withDaybook(fixture.db, async (daybook) => [...(await pipelineScenarios(fixture, daybook.url)), await writeScenario(fixture, daybook.url)]);
+  } finally {
+    rmSync(fixture.dir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  const setting = `node ${process.version}, ${cpus().length} cores, ${connections} connections, ${seconds} s per run, median of ${repeats}`;
+  const setting =
+    `node ${process.version}, ${cpus().length} cores, ${connections} connections (reads on large books: ${readConnections}), ` +
+    `${warmUpSeconds} s warm-up, ${seconds} s per run, median of ${repeats}, synchronous=${synchronous}`;
+  if (process.env.BENCH_NO_BUILD !== '1') buildDaybook();
   console.log(setting);
-  const rows = [...(await pipelineScenarios())];
-  printTable(rows);
-  const dir = join(projectRoot, 'bench/results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ setting, node: process.version, cores: cpus().length, connections, seconds, repeats, rows }, null, 2)}\n`);
-  console.log(`figures written to ${file}`);
+  const small = scenarios.has('small') ? await smallBooksScenarios() : [];
+  const large = scenarios.has('large') ? await largeBooksScenarios() : { ratios: [], latency: [], growth: [], peakRssMb: null };
+  const ratios = [...small, ...large.ratios];
+  printRatios(ratios);
+  if (scenarios.has('large')) printLargeBooks(large);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ setting, node: process.version, cores: cpus().length, connections, readConnections, seconds, repeats, ratios, latency: large.latency, growth: large.growth, peakRssMb: large.peakRssMb }, null, 2)}\n`);
+  console.log(`\nfigures written to ${file}`);
 }
 
 await main();
