@@ -44,7 +44,9 @@ export type DaybookApp = Koa<RequestState> & { services: Services; close(): void
  * checks, idempotency and the handler. Anything unmatched is the JSON 404.
  */
 export function buildApp(options: AppOptions): DaybookApp {
-  const counters = new CounterStore(options.config.db, options.clock);
+  const counters = new CounterStore(options.config.db, options.clock, (error) =>
+    options.log.warn({ err: error }, 'request counts not written to the counters file; kept in memory and tried again'),
+  );
   const mailer = createMailer(options.config, options.log);
   const services: Services = {
     db: options.db,
@@ -75,8 +77,13 @@ export function buildApp(options: AppOptions): DaybookApp {
 
   app.services = services;
   app.close = () => {
-    counters.close();
-    mailer.close();
+    try {
+      counters.close();
+    } catch (error) {
+      options.log.warn({ err: error }, 'request counts of the last moments not written to the counters file');
+    } finally {
+      mailer.close();
+    }
   };
   return app;
 }

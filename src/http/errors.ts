@@ -29,7 +29,7 @@ export function renderError(ctx: AppContext, error: ApiError): void {
 
 /**
  * Errors raised by the body reader (raw-body, inflation) that are the client's fault, not
- * ours. JSON is parsed by bodyRules itself, which answers a bad body directly.
+ * ours. JSON is parsed by readJsonBody itself, which answers a bad body directly.
  */
 function translateForeign(thrown: unknown): ApiError {
   const status = (thrown as { status?: unknown; type?: unknown })?.status;

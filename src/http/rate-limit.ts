@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import { counterStorePath, type Db, inTransaction, openDb } from '../db/connection.js';
+import { counterStorePath, type Db, inTransaction, openDb, withoutWaiting } from '../db/connection.js';
 import { RATE_WINDOW_SECONDS } from '../books/plans.js';
 
 /**
@@ -11,7 +11,9 @@ import { RATE_WINDOW_SECONDS } from '../books/plans.js';
  * file stays the store of record: a window not yet in memory is read from it, so a restart
  * keeps the counts, and windows counted since the last batch are written every
  * FLUSH_INTERVAL_MS and at close. A crash loses at most that interval's counts (in the
- * client's favour; budgets are abuse guards, not billing).
+ * client's favour; budgets are abuse guards, not billing), or more while writes to the file
+ * fail (they are retried, less often each time). Counts are per process: one server serves a
+ * books file, and two stores on one file each count their own requests.
  *
  * Why not a library: time must come from our Clock so tests step through windows without
  * sleeping, and the limiters at hand read the system time.
@@ -27,8 +29,18 @@ export const FLUSH_INTERVAL_MS = 250;
 
 const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
 
-/** How long a write waits for another process (the cleanup job) to release the counter file. */
-const BUSY_WAIT_MS = 50;
+/** How long the last write, at close, waits for another process to release the file. */
+const CLOSE_WAIT_MS = 1_000;
+
+/** Longest wait before a background write that keeps failing is tried again. */
+const MAX_RETRY_MS = 8_000;
+
+/**
+ * Windows kept in memory at most. Past it, the ones already written leave memory (they are read
+ * back from the file when their subject comes again), so many distinct subjects (failed
+ * authentications from many addresses) cannot grow the process without bound.
+ */
+export const MAX_WINDOWS_IN_MEMORY = 20_000;
 
 export interface WindowUsage {
   /** Requests counted in the current window, this one included. */
@@ -61,8 +73,6 @@ interface Statements {
 /** Opens (creating when missing) the counter file for the books file at `booksPath`. */
 function openCounterFile(booksPath: string): Db {
   const db = openDb(counterStorePath(booksPath), { synchronous: 'off', bigints: false });
-  // A write waits on the event loop: better to try again at the next batch than to stall requests.
-  db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   db.exec(`CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_TABLE}_expire ON ${RATE_LIMIT_TABLE}(expire)`);
   return db;
@@ -106,11 +116,15 @@ export class CounterStore {
   readonly #statements: Statements;
   readonly #windows = new Map<string, Window>();
   readonly #unwritten = new Set<string>();
+  readonly #onWriteFailure: (error: unknown) => void;
   #flushTimer: NodeJS.Timeout | null = null;
+  #retryMs = FLUSH_INTERVAL_MS;
 
-  constructor(booksPath: string, clock: Clock) {
+  /** `onWriteFailure` hears the first of a run of failed background writes (the server logs it). */
+  constructor(booksPath: string, clock: Clock, onWriteFailure: (error: unknown) => void = () => {}) {
     this.#db = openCounterFile(booksPath);
     this.#clock = clock;
+    this.#onWriteFailure = onWriteFailure;
     this.#statements = prepareStatements(this.#db);
     this.reads = new RequestCounter(this, 'read');
     this.writes = new RequestCounter(this, 'write');
@@ -122,6 +136,7 @@ export class CounterStore {
     const now = this.#clock.now().getTime();
     let window = this.#windows.get(key) ?? this.#readStored(key, now);
     if (window.endsAt <= now) window = { used: 0, endsAt: now + WINDOW_MS, unwritten: 0 };
+    if (!this.#windows.has(key) && this.#windows.size >= MAX_WINDOWS_IN_MEMORY) this.#makeRoom(now);
     this.#windows.set(key, window);
     window.used += 1;
     window.unwritten += 1;
@@ -164,14 +179,30 @@ export class CounterStore {
     return this.#statements.size.get()?.n ?? 0;
   }
 
-  /** Writes what is counted and closes the file. */
+  /** Windows held in memory now (for tests of the bound). */
+  windowsInMemory(): number {
+    return this.#windows.size;
+  }
+
+  /**
+   * Writes what is counted (waiting up to CLOSE_WAIT_MS for the file) and closes the file,
+   * whatever the write did: the counts are lost then, and the caller hears why.
+   */
   close(): void {
     if (!this.#db.open) return;
-    this.flush();
-    this.#db.close();
+    try {
+      this.#db.pragma(`busy_timeout = ${CLOSE_WAIT_MS}`);
+      this.flush();
+    } finally {
+      if (this.#flushTimer) clearTimeout(this.#flushTimer);
+      this.#flushTimer = null;
+      this.#db.close();
+    }
   }
 
   #readStored(key: string, now: number): Window {
+    // After close, counting goes on in memory alone (the requests still in flight at shutdown).
+    if (!this.#db.open) return { used: 0, endsAt: now, unwritten: 0 };
     const stored = this.#statements.read.get(key, now);
     return stored ? { used: stored.points, endsAt: stored.expire, unwritten: 0 } : { used: 0, endsAt: now, unwritten: 0 };
   }
@@ -182,19 +213,35 @@ export class CounterStore {
     }
   }
 
-  /** A failed background write (the file busy or full) is tried again later, never thrown. */
+  /** Ended windows leave memory, then written ones (the file has them), until there is room. */
+  #makeRoom(now: number): void {
+    this.#forgetEnded(now);
+    for (const [key, window] of this.#windows) {
+      if (this.#windows.size < MAX_WINDOWS_IN_MEMORY) return;
+      if (window.unwritten === 0) this.#windows.delete(key);
+    }
+  }
+
+  /**
+   * The batch written in the background: it never waits for the file (a request would wait
+   * with it) and never throws. A failed write (the file busy, full or read-only) keeps its
+   * counts for the next try, which comes later each time, up to MAX_RETRY_MS.
+   */
   #flushInBackground(): void {
+    this.#flushTimer = null;
     try {
-      this.flush();
-    } catch {
-      this.#flushTimer = null;
+      withoutWaiting(this.#db, () => this.flush());
+      this.#retryMs = FLUSH_INTERVAL_MS;
+    } catch (error) {
+      if (this.#retryMs === FLUSH_INTERVAL_MS) this.#onWriteFailure(error);
+      this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
       this.#scheduleFlush();
     }
   }
 
   #scheduleFlush(): void {
-    if (this.#flushTimer) return;
-    this.#flushTimer = setTimeout(() => this.#flushInBackground(), FLUSH_INTERVAL_MS);
+    if (this.#flushTimer || !this.#db.open) return;
+    this.#flushTimer = setTimeout(() => this.#flushInBackground(), this.#retryMs);
     this.#flushTimer.unref();
   }
 }

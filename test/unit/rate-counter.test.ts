@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RATE_WINDOW_SECONDS } from '../../src/books/plans.js';
 import { counterStorePath, type Db, openDb } from '../../src/db/connection.js';
-import { CounterStore, FLUSH_INTERVAL_MS, RATE_LIMIT_TABLE } from '../../src/http/rate-limit.js';
+import { CounterStore, FLUSH_INTERVAL_MS, MAX_WINDOWS_IN_MEMORY, RATE_LIMIT_TABLE } from '../../src/http/rate-limit.js';
 import { testClock } from '../support/factories.js';
 
 const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
@@ -101,17 +101,53 @@ describe('request counters: counted in memory, written through in batches', () =
     expect(store.reads.count('key-1').used).to.equal(1);
   });
 
-  it('keeps the counts in memory when the file is busy, and writes them with the next batch', () => {
+  it('keeps the counts in memory while the file is busy, reports the failure once, and writes them once it is free', async () => {
+    const failures: unknown[] = [];
+    store.close();
+    store = new CounterStore(booksPath, clock, (error) => failures.push(error));
     countReads('key-1', 3);
     file.exec('BEGIN IMMEDIATE');
     try {
-      expect(() => store.flush()).to.throw(/locked|busy/i);
+      await sleep(FLUSH_INTERVAL_MS * 4);
+      expect(failures).to.have.length(1);
+      expect(String(failures[0])).to.match(/locked|busy/i);
+      expect(stored('read:key-1'), 'nothing written while busy').to.equal(undefined);
     } finally {
       file.exec('ROLLBACK');
     }
     countReads('key-1', 2);
-    store.flush();
+    await sleep(FLUSH_INTERVAL_MS * 8);
     expect(stored('read:key-1')?.points).to.equal(5);
+    expect(failures).to.have.length(1);
+  });
+
+  it('closes the file even when the last write fails, and says why', () => {
+    countReads('key-1', 4);
+    file.pragma('busy_timeout = 0');
+    file.exec('BEGIN IMMEDIATE');
+    try {
+      expect(() => store.close()).to.throw(/locked|busy/i);
+    } finally {
+      file.exec('ROLLBACK');
+    }
+    expect(() => store.size(), 'the file is closed all the same').to.throw(/not open/);
+  });
+
+  it('goes on counting in memory after close, without writing', () => {
+    countReads('key-1', 2);
+    store.close();
+    expect(store.reads.count('key-1').used).to.equal(3);
+    expect(store.reads.count('key-new').used).to.equal(1);
+    expect(stored('read:key-1')?.points).to.equal(2);
+  });
+
+  it(`keeps at most ${MAX_WINDOWS_IN_MEMORY.toLocaleString('en-US')} windows in memory; one let go is read back from the file`, () => {
+    for (let i = 0; i < MAX_WINDOWS_IN_MEMORY; i += 1) store.authFailures.count(`10.0.${i >> 8}.${i & 255}`);
+    store.flush();
+    expect(store.windowsInMemory()).to.equal(MAX_WINDOWS_IN_MEMORY);
+    store.authFailures.count('192.0.2.1');
+    expect(store.windowsInMemory()).to.be.at.most(MAX_WINDOWS_IN_MEMORY);
+    expect(store.authFailures.count('10.0.0.0').used, 'the first address, counted once before').to.equal(2);
   });
 
   it('writes what is counted when closed', () => {
