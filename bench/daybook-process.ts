@@ -1,14 +1,22 @@
 /**
- * The server under measurement: the built `daybook serve` (bin/daybook.js, as production runs
- * it, without the TypeScript loader's memory and start-up), in its own process, on a free
- * loopback port over a books file, silent. `buildDaybook` makes dist/ from the current sources
- * first, so what is measured is what is checked in.
+ * The processes of the benchmarks. The server under measurement is the built `daybook serve`
+ * (bin/daybook.js, as production runs it, without the TypeScript loader's memory and
+ * start-up), on a free loopback port over a books file, silent; `buildDaybook` makes dist/ from
+ * the current sources first (skipped with BENCH_NO_BUILD=1), so what is measured is what is
+ * checked in. Baselines and helpers run from their sources.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CLI_ACTOR } from '../src/books/audit.js';
+import { updateTenant } from '../src/books/tenants.js';
+import { systemClock } from '../src/clock.js';
+import { openDb } from '../src/db/connection.js';
 import { projectRoot } from '../src/paths.js';
+
+/** How long a process may take to say it is ready, or to stop once asked. */
+const PROCESS_DEADLINE_MS = 60_000;
 
 export interface DaybookProcess {
   child: ChildProcess;
@@ -16,24 +24,83 @@ export interface DaybookProcess {
   pid: number;
 }
 
+/** Small fresh books made by bench/fixture-books.ts; `dir` is the caller's to remove. */
+export interface FixtureBooks {
+  key: string;
+  writeKey: string;
+  tenantId: string;
+  businessId: string;
+  vendorId: string;
+  expenseAccountId: string;
+  db: string;
+  dir: string;
+}
+
 export function buildDaybook(): void {
+  if (process.env.BENCH_NO_BUILD === '1') return;
   process.stderr.write('building dist/ from the sources (npm run build)\n');
   const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
   if (built.status !== 0) throw new Error(`npm run build failed (${built.status})`);
+}
+
+/** The first line `child` prints on stdout, or an error if it exits or stays silent first. */
+async function firstLine(child: ChildProcess, what: string): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  const deadline = AbortSignal.timeout(PROCESS_DEADLINE_MS);
+  try {
+    const [line] = (await Promise.race([
+      once(lines, 'line', { signal: deadline }),
+      once(child, 'exit', { signal: deadline }).then(([code]) => {
+        throw new Error(`${what} exited (${String(code)}) before it was ready`);
+      }),
+    ])) as [string];
+    return line;
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    lines.close();
+  }
+}
+
+/** Starts `script` (TypeScript, from the sources) in its own process and reads the JSON line it prints once ready. */
+export async function startScript<T>(script: string, args: string[] = []): Promise<{ child: ChildProcess; ready: T }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: projectRoot });
+  return { child, ready: JSON.parse(await firstLine(child, script)) as T };
 }
 
 /** Starts the built server over `booksPath`; `nodeArgs` go to node itself (`--cpu-prof`, say). */
 export async function startDaybook(booksPath: string, nodeArgs: string[] = []): Promise<DaybookProcess> {
   const args = [...nodeArgs, join(projectRoot, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
   const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent' } });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const { url } = JSON.parse(line) as { url: string };
+  const { url } = JSON.parse(await firstLine(child, 'daybook serve')) as { url: string };
   return { child, url, pid: child.pid! };
 }
 
+/** SIGTERM, then SIGKILL if the process has not stopped by the deadline. */
 export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_DEADLINE_MS);
   await exited;
+  clearTimeout(timer);
+}
+
+export function makeFixtureBooks(): FixtureBooks {
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
+  return JSON.parse(made.stdout) as FixtureBooks;
+}
+
+/** Sets the account's budgets: counted (a budget no run reaches, so every request is counted) or off. */
+export function setRateLimit(dbPath: string, tenantId: string, mode: 'off' | 'counted'): void {
+  const db = openDb(dbPath);
+  try {
+    updateTenant(db, systemClock, CLI_ACTOR, tenantId, {
+      rateLimit: mode === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000_000 },
+    });
+  } finally {
+    db.close();
+  }
 }

@@ -8,15 +8,10 @@
  *   node --import tsx bench/profile-pipeline.ts
  */
 import autocannon from 'autocannon';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_ACTOR } from '../src/books/audit.js';
-import { updateTenant } from '../src/books/tenants.js';
-import { systemClock } from '../src/clock.js';
-import { openDb } from '../src/db/connection.js';
 import { projectRoot } from '../src/paths.js';
-import { buildDaybook, startDaybook, stopProcess } from './daybook-process.js';
+import { buildDaybook, makeFixtureBooks, setRateLimit, startDaybook, stopProcess } from './daybook-process.js';
 
 interface ProfileNode {
   id: number;
@@ -28,13 +23,9 @@ const dir = join(projectRoot, 'bench/results/profile');
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 
-const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
-const fixture = JSON.parse(made.stdout) as { key: string; tenantId: string; db: string; dir: string };
-const db = openDb(fixture.db);
-updateTenant(db, systemClock, CLI_ACTOR, fixture.tenantId, { rateLimit: { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000 } });
-db.close();
-if (process.env.BENCH_NO_BUILD !== '1') buildDaybook();
+const fixture = makeFixtureBooks();
+setRateLimit(fixture.db, fixture.tenantId, 'counted');
+buildDaybook();
 const daybook = await startDaybook(fixture.db, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 const result = await autocannon({ url: `${daybook.url}/api/v1/businesses`, connections: 10, duration: seconds, headers: { authorization: `Bearer ${fixture.key}` } });
 await stopProcess(daybook.child);

@@ -30,14 +30,21 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { updateTenant } from '../src/books/tenants.js';
-import { CLI_ACTOR } from '../src/books/audit.js';
 import { systemClock, todayUtc } from '../src/clock.js';
 import { addDays } from '../src/dates.js';
 import { openDb } from '../src/db/connection.js';
 import { loadConfig } from '../src/config.js';
 import { projectRoot } from '../src/paths.js';
-import { buildDaybook, type DaybookProcess, startDaybook, stopProcess } from './daybook-process.js';
+import {
+  buildDaybook,
+  type DaybookProcess,
+  type FixtureBooks,
+  makeFixtureBooks,
+  setRateLimit,
+  startDaybook,
+  startScript,
+  stopProcess,
+} from './daybook-process.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
@@ -53,17 +60,6 @@ const scenarios = new Set((process.env.BENCH_SCENARIOS ?? 'small,large').split('
 const RESULTS_DIR = join(projectRoot, 'bench/results');
 /** The server's durability setting (DAYBOOK_SQLITE_SYNCHRONOUS, default full); the write baseline uses the same. */
 const synchronous = loadConfig(process.env).sqliteSynchronous;
-
-interface Fixture {
-  key: string;
-  writeKey: string;
-  tenantId: string;
-  businessId: string;
-  vendorId: string;
-  expenseAccountId: string;
-  db: string;
-  dir: string;
-}
 
 interface Measured {
   requestsPerSecond: number;
@@ -94,13 +90,6 @@ interface GrowthRow {
   read: Measured;
 }
 
-/** Starts `script` in its own process and reads the JSON line it prints once ready. */
-async function startProcess<T>(script: string, args: string[] = []): Promise<{ child: ChildProcess; ready: T }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], cwd: projectRoot });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { child, ready: JSON.parse(line) as T };
-}
-
 /** Runs `work` with Daybook serving `booksPath`, stopping it afterwards however `work` ends. */
 async function withDaybook<R>(booksPath: string, work: (daybook: DaybookProcess) => Promise<R>): Promise<R> {
   const daybook = await startDaybook(booksPath);
@@ -113,7 +102,7 @@ async function withDaybook<R>(booksPath: string, work: (daybook: DaybookProcess)
 
 /** Runs `work` with the process of `script`, stopping it afterwards however `work` ends. */
 async function withProcess<T, R>(script: string, args: string[], work: (ready: T, child: ChildProcess) => Promise<R>): Promise<R> {
-  const { child, ready } = await startProcess<T>(script, args);
+  const { child, ready } = await startScript<T>(script, args);
   try {
     return await work(ready, child);
   } finally {
@@ -158,19 +147,7 @@ function ratioRow(scenario: string, measured: { daybook: Measured; baseline: Mea
   return { scenario, ...measured, ratio: measured.daybook.requestsPerSecond / measured.baseline.requestsPerSecond, target };
 }
 
-/** Sets the account's budgets: counted (a budget no run reaches, so every request is counted) or off. */
-function setRateLimit(dbPath: string, tenantId: string, mode: 'off' | 'counted'): void {
-  const db = openDb(dbPath);
-  try {
-    updateTenant(db, systemClock, CLI_ACTOR, tenantId, {
-      rateLimit: mode === 'off' ? { mode: 'off' } : { mode: 'custom', readsPerWindow: 1_000_000_000, writesPerWindow: 1_000_000_000 },
-    });
-  } finally {
-    db.close();
-  }
-}
-
-async function pipelineScenarios(fixture: Fixture, daybookUrl: string): Promise<RatioRow[]> {
+async function pipelineScenarios(fixture: FixtureBooks, daybookUrl: string): Promise<RatioRow[]> {
   const auth = { authorization: `Bearer ${fixture.key}` };
   const url = `${daybookUrl}/api/v1/businesses`;
   const body = await (await fetch(url, { headers: auth })).text();
@@ -190,7 +167,7 @@ async function pipelineScenarios(fixture: Fixture, daybookUrl: string): Promise<
 }
 
 /** The bare better-sqlite3 loop (bench/baselines/sqlite-writes.ts), in its own process, for one run's length. */
-async function sqliteWriteLoop(fixture: Fixture, expenseId: string, templateKey: string): Promise<Measured> {
+async function sqliteWriteLoop(fixture: FixtureBooks, expenseId: string, templateKey: string): Promise<Measured> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/sqlite-writes.ts', fixture.db, expenseId, templateKey, String(seconds), synchronous], {
     stdio: ['ignore', 'pipe', 'inherit'],
     cwd: projectRoot,
@@ -200,10 +177,11 @@ async function sqliteWriteLoop(fixture: Fixture, expenseId: string, templateKey:
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`the write baseline exited with ${code}`);
   const { commitsPerSecond } = JSON.parse(lines.at(-1)!) as { commitsPerSecond: number };
-  return { requestsPerSecond: commitsPerSecond, p50: 0, p99: 0, failed: 0 };
+  // A loop in one process has no request latency to report.
+  return { requestsPerSecond: commitsPerSecond, p50: Number.NaN, p99: Number.NaN, failed: 0 };
 }
 
-async function writeScenario(fixture: Fixture, daybookUrl: string): Promise<RatioRow> {
+async function writeScenario(fixture: FixtureBooks, daybookUrl: string): Promise<RatioRow> {
   const url = `${daybookUrl}/api/v1/expenses`;
   const body = JSON.stringify({ date: todayUtc(systemClock), amountCents: '4250', vendorId: fixture.vendorId, accountId: fixture.expenseAccountId, memo: 'Printer paper' });
   const headers = { authorization: `Bearer ${fixture.writeKey}`, 'content-type': 'application/json' };
@@ -345,7 +323,8 @@ async function largeBooksScenarios(): Promise<LargeBooksResults> {
   return results;
 }
 
-const rate = (m: Measured) => `${String(Math.round(m.requestsPerSecond)).padStart(7)}/s p50 ${String(m.p50).padStart(3)} ms p99 ${String(m.p99).padStart(3)} ms`;
+const ms = (value: number) => (Number.isNaN(value) ? '-' : String(value)).padStart(3);
+const rate = (m: Measured) => `${String(Math.round(m.requestsPerSecond)).padStart(7)}/s p50 ${ms(m.p50)} ms p99 ${ms(m.p99)} ms`;
 
 function printRatios(rows: RatioRow[]): void {
   console.log(`\n${'scenario'.padEnd(84)} ${'Daybook'.padEnd(33)} ${'baseline'.padEnd(33)} ratio  target`);
@@ -373,9 +352,7 @@ function printLargeBooks(results: LargeBooksResults): void {
 
 /** Fresh small books (bench/fixture-books.ts) for the pipeline and the write path. */
 async function smallBooksScenarios(): Promise<RatioRow[]> {
-  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
-  const fixture = JSON.parse(made.stdout) as Fixture;
+  const fixture = makeFixtureBooks();
   try {
     return await withDaybook(fixture.db, async (daybook) => [...(await pipelineScenarios(fixture, daybook.url)), await writeScenario(fixture, daybook.url)]);
   } finally {
@@ -387,7 +364,7 @@ async function main(): Promise<void> {
   const setting =
     `node ${process.version}, ${cpus().length} cores, ${connections} connections (reads on large books: ${readConnections}), ` +
     `${warmUpSeconds} s warm-up, ${seconds} s per run, median of ${repeats}, synchronous=${synchronous}`;
-  if (process.env.BENCH_NO_BUILD !== '1') buildDaybook();
+  buildDaybook();
   console.log(setting);
   const small = scenarios.has('small') ? await smallBooksScenarios() : [];
   const large = scenarios.has('large') ? await largeBooksScenarios() : { ratios: [], latency: [], growth: [], peakRssMb: null };
