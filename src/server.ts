@@ -33,6 +33,35 @@ export interface RunningServer {
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const REQUEST_DRAIN_MS = 10_000;
 
+/**
+ * How long a connection may take over each part of its life, and how many may be open at
+ * once. A slow or idle client (slowloris) holds one of the connections and nothing else: it
+ * is answered and cut when its time is up, while every other client is served as usual.
+ */
+export interface ConnectionLimits {
+  /** From the connection's first byte (or its previous answer) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From the first byte to the last byte of the request, body included. */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may wait idle for its next request. */
+  keepAliveTimeoutMs: number;
+  /** How long a connection may go with no byte moving either way (a client that stops reading its answer). */
+  idleTimeoutMs: number;
+  /** Connections open at once; past it, a new connection is closed before anything is read. */
+  maxConnections: number;
+  /** How often the header and request timeouts are checked. */
+  checkEveryMs: number;
+}
+
+export const CONNECTION_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  maxConnections: 1_000,
+  checkEveryMs: 1_000,
+});
+
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
@@ -44,6 +73,8 @@ export interface StartOptions {
   onReply?: ReplyObserver;
   /** The books file's server lock, when the caller took it already (demo holds it while it seeds); released on close. */
   heldLock?: () => void;
+  /** Tests shorten the connection limits to see them act. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -78,7 +109,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
       ...(options.onReply ? { onReply: options.onReply } : {}),
     });
-    server = await listen(app, config);
+    server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
   } catch (error) {
     app?.close();
     db.close();
@@ -135,9 +166,19 @@ async function drainRequests(server: Server, log: Logger): Promise<void> {
   });
 }
 
-async function listen(app: DaybookApp, config: Config): Promise<Server> {
-  const server: Server = createServer(app.callback());
-  server.on('clientError', answerMalformedRequest);
+async function listen(app: DaybookApp, config: Config, limits: ConnectionLimits): Promise<Server> {
+  const server: Server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.checkEveryMs,
+    },
+    app.callback(),
+  );
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.idleTimeoutMs);
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerMalformedRequest(error, socket, limits));
   answerHalfClosedClients(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenProblem(error, config)));
@@ -171,16 +212,20 @@ function answerHalfClosedClients(server: Server): void {
 
 /**
  * A request Node cannot even parse (a bad Content-Length, both Content-Length and
- * Transfer-Encoding, oversized headers) still gets the spec's error body and a request id,
- * not Node's bare 400.
+ * Transfer-Encoding, oversized headers), or one not received in time, still gets the spec's
+ * error body and a request id, not Node's bare 400 or 408.
  */
-function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
+function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex, limits: ConnectionLimits): void {
   if (!socket.writable || (error.code === 'ECONNRESET')) {
     socket.destroy();
     return;
   }
   const requestId = randomUUID();
-  const body = JSON.stringify(errorBody('validation_failed', 'request: is not a well-formed HTTP/1.1 request', requestId));
+  const problem =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? `was not received in time (headers within ${limits.headersTimeoutMs / 1000} s, the whole request within ${limits.requestTimeoutMs / 1000} s)`
+      : 'is not a well-formed HTTP/1.1 request';
+  const body = JSON.stringify(errorBody('validation_failed', `request: ${problem}`, requestId));
   socket.end(
     'HTTP/1.1 422 Unprocessable Entity\r\n' +
       'content-type: application/json; charset=utf-8\r\n' +

@@ -259,7 +259,7 @@ async function writeAll(socket: ReturnType<typeof connect>, data: Buffer, stop: 
 }
 
 /** A complete HTTP/1.1 response from the bytes so far, or null while more are needed. */
-function parseResponse(bytes: Buffer, connectionEnded = false): TestResponse | null {
+export function parseResponse(bytes: Buffer, connectionEnded = false): TestResponse | null {
   const headEnd = bytes.indexOf('\r\n\r\n');
   if (headEnd < 0) return null;
   const [statusLine, ...headerLines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');

@@ -6,7 +6,7 @@ import { type FixedClock, fixedClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Db } from '../../src/db/connection.js';
 import { createLogger, type Logger } from '../../src/log.js';
-import { startServer } from '../../src/server.js';
+import { type ConnectionLimits, startServer } from '../../src/server.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
 import { documentCheckFor } from './document-check.js';
@@ -55,6 +55,8 @@ export interface TestAppOptions {
   config?: Partial<Config>;
   /** Where the server's log lines go (default: nowhere). */
   log?: Logger;
+  /** Shorter connection limits, to see them act. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: TestAppOptions = {}): Promise<TestApp> {
@@ -81,6 +83,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     onReplyViolation: options.onReplyViolation ?? recordViolation,
     onReply: recordReply,
     ...(options.operations ? { operations: options.operations } : {}),
+    ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
   });
   const expectations = { allowFault: false };
   // The published document, fetched once the first /api/v1 answer needs checking against it.
