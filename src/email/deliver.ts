@@ -28,7 +28,8 @@ export interface DeliveryResult {
  * Residual window: a crash (or a database error) after the server accepted an email but before
  * markEmailSent leaves the row pending and claimed. Once the claim lapses (CLAIM_MS) the email
  * is due again and goes a second time. Delivery is at-least-once across a crash only: SMTP gives
- * no way to ask whether a message arrived.
+ * no way to ask whether a message arrived. The second copy carries the same Message-ID (made
+ * from the email's id), so mail systems that drop repeated messages show it once.
  */
 export async function deliverEmails(db: Db, clock: Clock, mailer: Mailer, log: Logger, ids?: readonly string[]): Promise<DeliveryResult> {
   // Awaiting inside a transaction is never safe, and an email must not go out for a write
@@ -45,7 +46,7 @@ export async function deliverEmails(db: Db, clock: Clock, mailer: Mailer, log: L
 
 async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, email: OutboxEmail, result: DeliveryResult): Promise<void> {
   try {
-    await mailer.send({ to: email.to, subject: email.subject, text: email.text, html: email.html ?? '' });
+    await mailer.send({ id: email.id, to: email.to, subject: email.subject, text: email.text, html: email.html ?? '' });
   } catch (error) {
     const reason = describeError(error);
     const permanent = isPermanentFailure(error);

@@ -4,6 +4,11 @@ import type { Logger } from '../log.js';
 
 /** One email to one recipient; `from` is the mailer's own (config mailFrom). */
 export interface MailMessage {
+  /**
+   * The outbox email's id. The Message-ID is made from it, so a copy sent again after a crash
+   * (see deliverEmails) is the same message to the recipient's mail system, which can drop it.
+   */
+  id: string;
   /** One bare address. */
   to: string;
   subject: string;
@@ -43,14 +48,17 @@ export function createMailer(config: MailerConfig, log: Logger): Mailer {
 
 class SmtpMailer implements Mailer {
   private readonly transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
+  private readonly messageIdDomain: string;
 
   constructor(smtpUrl: string, mailFrom: string) {
     // createTransport({ url, ... }) would drop every option beside the URL: build the transport here.
     this.transport = nodemailer.createTransport(new SMTPTransport({ url: smtpUrl, ...SMTP_TIMEOUTS_MS }), { from: mailFrom });
+    this.messageIdDomain = messageIdDomain(mailFrom);
   }
 
   async send(message: MailMessage): Promise<void> {
     const info = await this.transport.sendMail({
+      messageId: `<${message.id}@${this.messageIdDomain}>`,
       // An address object is taken as one address; a string would be parsed as a list.
       to: { name: '', address: message.to },
       subject: message.subject,
@@ -65,6 +73,12 @@ class SmtpMailer implements Mailer {
   close(): void {
     this.transport.close();
   }
+}
+
+/** The right-hand side of a Message-ID: the sender address's domain, or "daybook.invalid" when it has none. */
+export function messageIdDomain(mailFrom: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1];
+  return domain ?? 'daybook.invalid';
 }
 
 /**

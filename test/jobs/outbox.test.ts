@@ -7,11 +7,11 @@ import { CLAIM_MS, claimEmail, enqueueEmail, findEmail, pendingEmailIds, retryDe
 import { refreshToday } from '../../src/books/today.js';
 import { type Db, inTransaction, openDb } from '../../src/db/connection.js';
 import { deliverEmails, isPermanentFailure } from '../../src/email/deliver.js';
-import { createMailer, type Mailer, SMTP_TIMEOUTS_MS } from '../../src/email/mailer.js';
+import { createMailer, type Mailer, messageIdDomain, SMTP_TIMEOUTS_MS } from '../../src/email/mailer.js';
 import { createLogger } from '../../src/log.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { accountIdByName, buildBusiness, TEST_ACTOR, testClock } from '../support/factories.js';
-import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import { header, parseMessage, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 const MAIL_FROM = 'Daybook <billing@daybook.test>';
 const SITE_URL = 'https://books.example.test';
@@ -75,6 +75,22 @@ describe('outbox delivery job', () => {
     expect(result).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
     expect(row(temp.db, id)).to.include({ status: 'sent', attempts: 1, claimedUntil: null, sentAt: clock.now().toISOString() });
     expect(smtp.received.map((message) => message.to)).to.deep.equal([[to]]);
+  });
+
+  it('gives each email a Message-ID made from its id, so a copy sent again after a crash is the same message', async () => {
+    const { id } = pendingEmail();
+    await runOutboxDelivery({ db: temp.db, clock, mailer, log });
+    // A crash after the server accepted, before the outcome was recorded: the email is due again.
+    temp.db.prepare("UPDATE email_outbox SET status = 'pending', sent_at = NULL, claimed_until = NULL WHERE id = ?").run(id);
+    await runOutboxDelivery({ db: temp.db, clock, mailer, log });
+    const messageIds = await Promise.all(smtp.received.map(async (message) => header(await parseMessage(message.raw), 'message-id')));
+    expect(messageIds).to.deep.equal([`<${id}@daybook.test>`, `<${id}@daybook.test>`]);
+  });
+
+  it('takes the Message-ID domain from the sender address, with a fallback when it has none', () => {
+    expect(messageIdDomain('Daybook <billing@books.example.com>')).to.equal('books.example.com');
+    expect(messageIdDomain('billing@localhost')).to.equal('localhost');
+    expect(messageIdDomain('Daybook')).to.equal('daybook.invalid');
   });
 
   describe('a server that refuses for now, then accepts', () => {
