@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { listPostableAccounts } from '../../src/books/chart.js';
 import { openDb } from '../../src/db/connection.js';
-import { projectRoot } from '../../src/paths.js';
 import { CliHarness } from '../cli/support.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
  * `daybook serve` in its own process, under write load, stopped with SIGTERM: every request it
@@ -15,31 +13,11 @@ import { CliHarness } from '../cli/support.js';
 describe('SIGTERM under write load', function () {
   this.timeout(60_000);
   let cli: CliHarness;
-  let server: ChildProcess | undefined;
-  let stderr = '';
+  let server: ServerProcess | undefined;
   afterEach(() => {
-    server?.kill('SIGKILL');
+    server?.child.kill('SIGKILL');
     cli.cleanup();
   });
-
-  async function startServerProcess(dbPath: string): Promise<{ url: string; exited: Promise<number | null> }> {
-    server = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', dbPath, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      cwd: projectRoot,
-      env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    server.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => server!.on('exit', (code) => resolve(code)));
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      server!.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.endsWith('\n')) resolve((JSON.parse(out) as { url: string }).url);
-      });
-      void exited.then((code) => reject(new Error(`the server exited (${code}) before it listened`)));
-    });
-    return { url, exited };
-  }
 
   it('answers every request in flight, loses no acknowledged write, writes nothing unacknowledged, exits 0', async () => {
     cli = new CliHarness();
@@ -49,7 +27,8 @@ describe('SIGTERM under write load', function () {
     const { key } = await cli.createKey(accountId, ['--access', 'read-write']);
     const accountIdForExpenses = cli.withDb((db) => listPostableAccounts(db, businessId).find((account) => account.name === 'Office Supplies')!.id);
 
-    const { url, exited } = await startServerProcess(cli.dbPath);
+    server = await startServerProcess(cli.dbPath, { DAYBOOK_LOG_LEVEL: 'info' });
+    const { url, exited } = server;
     const acknowledged: string[] = [];
     const unanswered: string[] = [];
     let stopping = false;
@@ -75,10 +54,10 @@ describe('SIGTERM under write load', function () {
     const workers = Array.from({ length: 8 }, () => worker());
     while (acknowledged.length < 150) await new Promise((resolve) => setTimeout(resolve, 10));
     stopping = true;
-    server!.kill('SIGTERM');
+    server.child.kill('SIGTERM');
     await Promise.all(workers);
-    expect(await exited, `exit code after SIGTERM; stderr: ${stderr}`).to.equal(0);
-    expect(stderr).to.contain('SIGTERM: shutting down');
+    expect((await exited).code, `exit code after SIGTERM; stderr: ${server.stderr()}`).to.equal(0);
+    expect(server.stderr()).to.contain('SIGTERM: shutting down');
 
     const db = openDb(cli.dbPath);
     try {

@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+
+/**
+ * `daybook serve` in a process of its own, over a books file, for the tests that stop it the
+ * hard way (SIGKILL) or the polite way (SIGTERM) and then look at what the books hold.
+ */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves when the process has ended: its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Everything it wrote to stderr so far (its log). */
+  stderr(): string;
+}
+
+/** The settings every such process gets: no rate fetch or backup on their schedules, nothing logged below warn. */
+const QUIET_ENV: NodeJS.ProcessEnv = { DAYBOOK_LOG_LEVEL: 'warn', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' };
+
+/** Starts `daybook --json serve` on a free loopback port and resolves once it listens. */
+export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', dbPath, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: projectRoot,
+    env: { ...process.env, ...QUIET_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.endsWith('\n')) resolve({ url: (JSON.parse(out) as { url: string }).url, child, exited, stderr: () => stderr });
+    });
+    void exited.then(({ code, signal }) => reject(new Error(`the server ended (${code ?? signal}) before it listened; stderr: ${stderr}`)));
+  });
+}
