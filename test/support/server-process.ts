@@ -18,9 +18,16 @@ export interface ServerProcess {
 /** The settings every such process gets: no rate fetch or backup on their schedules, nothing logged below warn. */
 const QUIET_ENV: NodeJS.ProcessEnv = { DAYBOOK_LOG_LEVEL: 'warn', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' };
 
+export interface ServerProcessOptions {
+  /** Run under `ulimit -f`: no file it writes may grow past this many 512-byte blocks. */
+  fileSizeLimitBlocks?: number;
+}
+
 /** Starts `daybook --json serve` on a free loopback port and resolves once it listens. */
-export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', dbPath, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const command = [process.execPath, '--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', dbPath, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'];
+  const limited = options.fileSizeLimitBlocks === undefined ? command : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimitBlocks} && exec "$@"`, 'sh', ...command];
+  const child = spawn(limited[0]!, limited.slice(1), {
     cwd: projectRoot,
     env: { ...process.env, ...QUIET_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb } from '../../src/db/connection.js';
+import { startTestApp, sendRequest, type TestResponse } from '../support/app.js';
+import { buildApiTenant, expectError, setTenant } from '../support/api.js';
+import { accountIdByName } from '../support/factories.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+
+/**
+ * The books' disk fills up under a running server: writes answer 500 internal_error with the
+ * reason in the log, reads go on working, nothing half-written is left, and once there is room
+ * again writes work without a restart.
+ *
+ * The disk is a small tmpfs mounted for the test when the machine allows it (root with the
+ * right to mount); otherwise the server runs under a file-size limit (ulimit -f), which fails
+ * its writes the same way (EFBIG instead of ENOSPC).
+ */
+describe('A full disk under a running server', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let mounted = false;
+  let server: ServerProcess | undefined;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'daybook-full-'));
+    mkdirSync(join(dir, 'disk'));
+    mounted = tryMountTmpfs(join(dir, 'disk'), '6m');
+  });
+  after(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    if (mounted) execFileSync('umount', [join(dir, 'disk')]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers writes 500 internal_error with the reason logged, keeps reads working, leaves nothing half-written, and recovers when room is made', async () => {
+    const booksPath = join(dir, 'disk', 'books.sqlite');
+    const seeded = await startTestApp(undefined, { dbPath: booksPath });
+    const tenant = buildApiTenant(seeded, { plan: 'large', keys: [{ access: 'read_write' }] });
+    setTenant(seeded, tenant.id, { rateLimit: { mode: 'off' } });
+    const accountId = accountIdByName(seeded.db, tenant.business.id, 'Office Supplies');
+    await seeded.close();
+
+    const fileSizeLimitBlocks = mounted ? undefined : Math.ceil(statSync(booksPath).size / 512) + 256;
+    server = await startServerProcess(booksPath, {}, fileSizeLimitBlocks === undefined ? {} : { fileSizeLimitBlocks });
+    const url = server.url;
+    const postExpense = (memo: string): Promise<TestResponse> =>
+      sendRequest(url, 'POST', '/api/v1/expenses', {
+        key: tenant.key,
+        headers: { 'idempotency-key': memo },
+        body: { date: '2026-03-10', amountCents: '1234', vendorName: 'Staples', accountId, memo: `${memo} ${'x'.repeat(1900)}` },
+      });
+
+    const written: string[] = [];
+    const first = randomUUID();
+    expect((await postExpense(first)).status, 'a write with room to spare').to.equal(201);
+    written.push(first);
+
+    const filler = mounted ? fillDisk(join(dir, 'disk', 'filler')) : undefined;
+    // Until the log needs room it has not got, writes still fit; the first that does not is refused.
+    let refused: TestResponse | undefined;
+    const refusedMemos: string[] = [];
+    for (let i = 0; i < 3_000 && !refused; i++) {
+      const memo = randomUUID();
+      const res = await postExpense(memo);
+      if (res.status === 201) written.push(memo);
+      else {
+        refused = res;
+        refusedMemos.push(memo);
+      }
+    }
+    expect(refused, 'a write refused once the disk is full').to.not.equal(undefined);
+    expectError(refused!, 500, 'internal_error');
+    const again = randomUUID();
+    expectError(await postExpense(again), 500, 'internal_error');
+    refusedMemos.push(again);
+    const reason = /SQLITE_FULL|SQLITE_IOERR[A-Z_]*|disk is full|EFBIG|ENOSPC/.exec(server.stderr())?.[0];
+    expect(reason, `the reason, in the log: ${server.stderr().slice(-2000)}`).to.be.a('string');
+
+    const businesses = await sendRequest(url, 'GET', '/api/v1/businesses', { key: tenant.key });
+    expect(businesses.status, 'reads keep working').to.equal(200);
+    const transactions = await sendRequest(url, 'GET', `/api/v1/transactions?limit=5`, { key: tenant.key });
+    expect(transactions.status).to.equal(200);
+    expect(transactions.body.transactions, 'the register shows the acknowledged writes').to.have.lengthOf(Math.min(5, written.length));
+
+    if (filler) rmSync(filler);
+    const afterRoom = randomUUID();
+    if (mounted) {
+      expect((await postExpense(afterRoom)).status, 'a write once room is made, without a restart').to.equal(201);
+      written.push(afterRoom);
+    }
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code, `exit after SIGTERM; stderr: ${server.stderr().slice(-2000)}`).to.equal(0);
+
+    const db = openDb(booksPath);
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
+      const memos = (db.prepare('SELECT memo FROM expenses').all() as { memo: string }[]).map((row) => row.memo.split(' ')[0]);
+      expect(memos.sort(), 'exactly the acknowledged writes, none of the refused').to.deep.equal([...written].sort());
+      expect(db.prepare("SELECT count(*) AS n FROM journal_entries WHERE source_type = 'expense'").get()).to.deep.equal({ n: BigInt(written.length) });
+      expect(db.prepare("SELECT count(*) AS n FROM idempotency_records WHERE state = 'in_progress'").get()).to.deep.equal({ n: 0n });
+      const unbalanced = db
+        .prepare(`SELECT entry_id FROM journal_lines GROUP BY entry_id HAVING sum(CASE direction WHEN 'debit' THEN amount_cents ELSE -amount_cents END) <> 0`)
+        .all();
+      expect(unbalanced).to.deep.equal([]);
+    } finally {
+      db.close();
+    }
+    console.log(
+      `      full disk (${mounted ? '6 MB tmpfs' : `file-size limit of ${fileSizeLimitBlocks} blocks`}): ${written.length} writes acknowledged, ` +
+        `${refusedMemos.length} refused with 500 (logged: ${reason}) and absent from the books`,
+    );
+  });
+});
+
+/** Mounts a tmpfs of `size` on `at`; false when this machine does not allow it (not root, no CAP_SYS_ADMIN). */
+function tryMountTmpfs(at: string, size: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', at], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `path` until the file system has no room left; returns it. */
+function fillDisk(path: string): string {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (let size = chunk.length; size >= 512; ) {
+      try {
+        writeSync(fd, chunk, 0, size);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        size = size / 2;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
