@@ -5,7 +5,7 @@ import { operations } from './api/v1/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, withoutWaiting } from './db/connection.js';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { authenticate } from './http/auth.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
@@ -142,16 +142,24 @@ const noCrossOrigin: AppMiddleware = async (ctx, next) => {
   }
 };
 
+/** Below this much free space on the books' disk, /healthz reports it: a write needs room for its log pages. */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
 /**
- * Whether the books can take a write now: the write lock taken and given back at once (no
- * wait, no change), and the folder writable (SQLite needs it for its journal files).
+ * Whether the books can take a write now: the folder writable (SQLite needs it for its
+ * journal files), room on its disk, and the write lock taken and given back at once (no
+ * wait, no change).
  */
 function booksProblem(db: Db): string | null {
+  const folder = dirname(db.name);
   try {
-    accessSync(dirname(db.name), constants.W_OK);
+    accessSync(folder, constants.W_OK);
   } catch {
     return 'the folder of the books is not writable';
   }
+  const { bavail, bsize } = statfsSync(folder);
+  const free = bavail * bsize;
+  if (free < MIN_FREE_BYTES) return `the disk of the books is full: ${free} bytes free`;
   try {
     withoutWaiting(db, () => {
       db.exec('BEGIN IMMEDIATE');

@@ -12,7 +12,7 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 
 /**
  * The books' disk fills up under a running server: writes answer 500 internal_error with the
- * reason in the log, reads go on working, nothing half-written is left, and once there is room
+ * reason in the log, /healthz says the disk is full, reads go on working, nothing half-written is left, and once there is room
  * again writes work without a restart.
  *
  * The disk is a small tmpfs mounted for the test when the machine allows it (root with the
@@ -82,6 +82,11 @@ describe('A full disk under a running server', function () {
     const reason = /SQLITE_FULL|SQLITE_IOERR[A-Z_]*|disk is full|EFBIG|ENOSPC/.exec(server.stderr())?.[0];
     expect(reason, `the reason, in the log: ${server.stderr().slice(-2000)}`).to.be.a('string');
 
+    if (mounted) {
+      const health = await sendRequest(url, 'GET', '/healthz');
+      expect(health.status, 'the health probe reports it').to.equal(503);
+      expect(health.body.problem).to.match(/^the disk of the books is full: [0-9]+ bytes free$/);
+    }
     const businesses = await sendRequest(url, 'GET', '/api/v1/businesses', { key: tenant.key });
     expect(businesses.status, 'reads keep working').to.equal(200);
     const transactions = await sendRequest(url, 'GET', `/api/v1/transactions?limit=5`, { key: tenant.key });
@@ -91,6 +96,7 @@ describe('A full disk under a running server', function () {
     if (filler) rmSync(filler);
     const afterRoom = randomUUID();
     if (mounted) {
+      expect((await sendRequest(url, 'GET', '/healthz')).body, 'healthy again').to.deep.equal({ ok: true });
       expect((await postExpense(afterRoom)).status, 'a write once room is made, without a restart').to.equal(201);
       written.push(afterRoom);
     }
