@@ -90,3 +90,55 @@ export async function closedPortUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
 }
+
+/**
+ * A Frankfurter-shaped rate provider that holds every request until `releaseAll`: a send of a
+ * foreign invoice awaits it before it can post, so the send is caught in flight, past its
+ * authentication. Each held request is answered with a quote for the day it asked.
+ */
+export interface HeldRateProvider {
+  url: string;
+  /** How many requests wait for their answer. */
+  held(): number;
+  /** Resolves once `count` requests are held (rejects after `timeoutMs`). */
+  waitUntilHeld(count: number, timeoutMs?: number): Promise<void>;
+  releaseAll(): void;
+  close(): Promise<void>;
+}
+
+const USD_PER_EUR_QUOTES: Record<string, string> = { USD: '1.08', CAD: '1.47', GBP: '0.84', MXN: '19.6' };
+
+export async function startHeldRateProvider(): Promise<HeldRateProvider> {
+  const waiting: Array<() => void> = [];
+  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://provider');
+    const date = url.pathname.slice(1);
+    const codes = (url.searchParams.get('to') ?? '').split(',').filter((code) => code !== '');
+    const rates = Object.fromEntries(codes.map((code) => [code, USD_PER_EUR_QUOTES[code] ?? '1.5']));
+    waiting.push(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(frankfurterBody(date, rates));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    held: () => waiting.length,
+    async waitUntilHeld(count, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (waiting.length < count) {
+        if (Date.now() > deadline) throw new Error(`the rate provider holds ${waiting.length} requests, not ${count}, after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+    releaseAll() {
+      for (const answer of waiting.splice(0)) answer();
+    },
+    async close() {
+      for (const answer of waiting.splice(0)) answer();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
