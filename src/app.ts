@@ -18,6 +18,7 @@ import { requestId } from './http/request-id.js';
 import { payPage } from './http/pay-page.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { packageVersion } from './paths.js';
+import { validationFailed } from './errors.js';
 import type { Logger } from './log.js';
 import { mountReferencePage } from './http/reference-page.js';
 
@@ -73,6 +74,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(requestId);
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
+  app.use(hostRequired);
   app.use(routeByPrefix(api, publicPipeline(services, openApi)));
 
   app.services = services;
@@ -140,6 +142,16 @@ const noCrossOrigin: AppMiddleware = async (ctx, next) => {
       if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
     }
   }
+};
+
+/**
+ * An HTTP/1.1 request must name its host (RFC 9112, 3.2). Node would refuse one that does not
+ * with a bare 400 before the app saw it (the server turns that off): this refuses it with the
+ * spec's error body instead. HTTP/1.0 has no Host header to require.
+ */
+const hostRequired: AppMiddleware = async (ctx, next) => {
+  if (ctx.req.httpVersion === '1.1' && ctx.get('host') === '') throw validationFailed('host', 'an HTTP/1.1 request must send a Host header');
+  await next();
 };
 
 /** Below this much free space on the books' disk, /healthz reports it: a write needs room for its log pages. */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -173,12 +173,14 @@ async function listen(app: DaybookApp, config: Config, limits: ConnectionLimits)
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: limits.checkEveryMs,
+      // The app refuses a missing Host itself, with the spec's error body (src/app.ts).
+      requireHostHeader: false,
     },
     app.callback(),
   );
   server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs);
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerMalformedRequest(error, socket, limits));
+  answerClientErrors(server, limits);
   answerHalfClosedClients(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenProblem(error, config)));
@@ -208,6 +210,45 @@ function answerHalfClosedClients(server: Server): void {
   const settings = server as Server & { httpAllowHalfOpen?: unknown };
   if (typeof settings.httpAllowHalfOpen !== 'boolean') throw new Error('node:http Server has no httpAllowHalfOpen: half-closed clients would lose their answers');
   settings.httpAllowHalfOpen = true;
+}
+
+/**
+ * A request Node cannot parse, or did not receive in time, gets the spec's error body
+ * (answerMalformedRequest): once per connection, and after the answer to a complete request
+ * ahead of it on the same connection.
+ */
+function answerClientErrors(server: Server, limits: ConnectionLimits): void {
+  const answering = trackAnswersInFlight(server);
+  const refused = new WeakSet<Duplex>();
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    // Bytes behind the bad request may fail to parse too: one answer is enough.
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    // A request still arriving when the error came is the one it is about: nothing to wait for.
+    const ahead = answering.get(socket);
+    // Before Node's own handling of the finished answer, which may end the connection.
+    if (ahead?.request.complete) ahead.response.prependOnceListener('finish', () => answerMalformedRequest(error, socket, limits));
+    else answerMalformedRequest(error, socket, limits);
+  });
+}
+
+/**
+ * The request being answered on each connection, with its answer. A client may send a request
+ * and, without waiting, another behind it (pipelining); when the one behind cannot be parsed,
+ * its error answer must wait for the answer ahead, or the client would lose the answer to a
+ * write that was made.
+ */
+function trackAnswersInFlight(server: Server): WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }> {
+  const answering = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    const entry = { request, response };
+    answering.set(socket, entry);
+    response.once('close', () => {
+      if (answering.get(socket) === entry) answering.delete(socket);
+    });
+  });
+  return answering;
 }
 
 /**

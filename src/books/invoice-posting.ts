@@ -334,7 +334,8 @@ export function remindInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: str
     const next = new Date(Date.parse(last.reminded_at) + REMINDER_COOLDOWN_MS).toISOString();
     throw conflict(`a reminder for invoice ${invoice.number} went out at ${last.reminded_at}; the next may go from ${next}`);
   }
-  if (!invoice.customer.email) throw validationFailed('customer', `${invoice.customer.name} has no email address to remind`);
+  // Named by the field the request sent: the invoice's id (spec, Errors rule 2).
+  if (!invoice.customer.email) throw validationFailed('id', `the invoice's customer ${invoice.customer.name} has no email address to remind`);
   const remindedAt = now.toISOString();
   run(db, 'INSERT INTO invoice_reminders (id, invoice_id, reminded_at) VALUES (?, ?, ?)', newId(), invoice.id, remindedAt);
   const business = getBusiness(db, invoice.businessId);

@@ -7,7 +7,7 @@ import { defineWrite } from '../../src/http/operation.js';
 import { Strict } from '../../src/schemas/common.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { auditProbe } from '../support/probes.js';
-import { buildApiTenant, countRows, expectInvalid, paddedJsonObject, useTenantApp, type ApiTenant } from '../support/api.js';
+import { buildApiTenant, countRows, expectError, expectInvalid, paddedJsonObject, parseResponse, sendRaw, useTenantApp, type ApiTenant } from '../support/api.js';
 
 const MAX_BODY_BYTES = 1_048_576;
 
@@ -20,6 +20,19 @@ describe('Hostile input', () => {
   const customers = (): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ?', tenant.id);
   const postText = (text: string): Promise<TestResponse> =>
     app.request('POST', '/api/v1/customers', { key: tenant.key, rawBody: text, headers: { 'content-type': 'application/json' } });
+
+  describe('A request without a Host header', () => {
+    it('refuses an HTTP/1.1 request without one with the spec\'s body (422 validation_failed "host:"), not Node\'s bare 400', async () => {
+      const res = await sendRaw(app.url, { method: 'GET', path: '/api/v1/businesses', headers: { authorization: `Bearer ${tenant.key}` }, withoutHost: true });
+      expectInvalid(res, 'host');
+    });
+
+    it('serves an HTTP/1.0 request without one (HTTP/1.0 has no Host to require)', async () => {
+      const res = await sendRaw(app.url, { method: 'GET', path: '/api/v1/businesses', headers: { authorization: `Bearer ${tenant.key}` }, withoutHost: true, version: '1.0' });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.businesses).to.have.lengthOf(1);
+    });
+  });
 
   describe('Rule 5: a field named __proto__, constructor or prototype is refused like any other unknown field', () => {
     afterEach(() => {
@@ -206,6 +219,19 @@ describe('Hostile input', () => {
         expect(res.status, res.text).to.equal(200);
         expect(res.body).to.deep.equal({ done: true });
       });
+
+      it('answers a write first, then the unparsable request sent right behind it on the same connection (200, then 422 "request:")', async () => {
+        const body = Buffer.from('{"note":"x"}');
+        const url = new URL(slowApp.url);
+        const write =
+          `POST /api/v1/slow HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${slowTenant.key}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.toString()}`;
+        const received = (await exchange(slowApp.url, Buffer.from(`${write}[] not a request\r\n\r\n`, 'latin1'))).toString('latin1');
+        const answers = received.split(/(?=HTTP\/1\.1 [0-9]{3} )/);
+        expect(answers.map((answer) => answer.slice(0, 12)), received).to.deep.equal(['HTTP/1.1 200', 'HTTP/1.1 422']);
+        expect(answers[0]).to.contain('{"done":true}');
+        expectError(parseResponse(Buffer.from(answers[1]!, 'latin1'), true)!, 422, 'validation_failed', 'request: is not a well-formed HTTP/1.1 request');
+      });
     });
   });
 });
@@ -215,50 +241,34 @@ describe('Hostile input', () => {
  * anything), then reads until the server closes and parses what arrived. A server that
  * sends nothing fails the test rather than hanging it.
  */
-function sendThenHalfClose(baseUrl: string, path: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
+async function sendThenHalfClose(baseUrl: string, path: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse> {
   const url = new URL(baseUrl);
   const headText = `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n`;
+  const received = await exchange(baseUrl, Buffer.concat([Buffer.from(headText, 'latin1'), body]));
+  const response = parseResponse(received, true);
+  if (!response) throw new Error(`connection closed without a complete response; received: ${JSON.stringify(received.toString('latin1'))}`);
+  return response;
+}
+
+/** Writes `bytes` over a bare socket, half-closes, and returns every byte the server sent until it closed (5 s at most). */
+function exchange(baseUrl: string, bytes: Buffer): Promise<Buffer> {
+  const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: url.hostname, port: Number(url.port) });
     const received: Buffer[] = [];
     socket.setTimeout(5_000, () => {
       socket.destroy();
-      reject(new Error(`no complete answer within 5 s; received: ${JSON.stringify(Buffer.concat(received).toString('latin1'))}`));
+      reject(new Error(`the server did not close within 5 s; received: ${JSON.stringify(Buffer.concat(received).toString('latin1'))}`));
     });
     socket.on('data', (chunk: Buffer) => received.push(chunk));
     // A reset after the answer arrived is fine: what counts is the bytes the server sent.
     socket.on('error', () => {});
-    socket.on('close', () => {
-      try {
-        resolve(parseWholeResponse(Buffer.concat(received)));
-      } catch (error) {
-        reject(error as Error);
-      }
-    });
+    socket.on('close', () => resolve(Buffer.concat(received)));
     socket.on('connect', () => {
-      socket.write(Buffer.concat([Buffer.from(headText, 'latin1'), body]));
+      socket.write(bytes);
       socket.end();
     });
   });
-}
-
-/** One complete response with a Content-Length, from every byte the connection carried. */
-function parseWholeResponse(bytes: Buffer): TestResponse {
-  const headEnd = bytes.indexOf('\r\n\r\n');
-  if (headEnd < 0) throw new Error(`connection closed without a response head; received: ${JSON.stringify(bytes.toString('latin1'))}`);
-  const [statusLine, ...lines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
-  const status = Number(/^HTTP\/1\.1 ([0-9]{3}) /.exec(statusLine ?? '')?.[1] ?? 0);
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  const length = Number(headers['content-length']);
-  if (!Number.isInteger(length)) throw new Error(`response without a Content-Length: ${statusLine}`);
-  const rest = bytes.subarray(headEnd + 4);
-  if (rest.length < length) throw new Error(`response body cut short: ${rest.length} of ${length} bytes`);
-  const text = rest.subarray(0, length).toString('utf8');
-  return { status, headers, body: JSON.parse(text) as unknown, text };
 }

@@ -899,11 +899,11 @@ describe('invoice posting over the API (send, payments, remind)', () => {
       expect(remindersOf(invoiceId)).to.equal(1);
     });
 
-    it('refuses a customer without an email address (422 customer) and records nothing', async () => {
+    it('refuses a customer without an email address (422 naming the invoice id) and records nothing', async () => {
       const invoiceId = await sentInvoice(null, 'Walk-in Customer');
       expect(emailsOf(app, invoiceId)).to.deep.equal([]);
       const before = written(app, tenant);
-      expectInvalid(await remind(invoiceId), 'customer');
+      expectInvalid(await remind(invoiceId), 'id');
       expect(written(app, tenant)).to.deep.equal(before);
     });
 

@@ -179,10 +179,14 @@ export async function repeat(count: number, send: () => Promise<TestResponse>): 
 export interface RawRequest {
   method: string;
   path: string;
-  /** Header lines exactly as sent (name -> value); nothing is added except Host and Connection: close. */
+  /** Header lines exactly as sent (name -> value); nothing is added except Host (unless withoutHost) and Connection: close. */
   headers?: Record<string, string>;
   /** Body bytes, written as-is (already chunk-encoded if a transfer-encoding header says so). */
   body?: Buffer;
+  /** Leave out the Host header. */
+  withoutHost?: boolean;
+  /** HTTP/1.1 unless told. */
+  version?: '1.0' | '1.1';
 }
 
 /**
@@ -194,8 +198,8 @@ export interface RawRequest {
 export function sendRaw(baseUrl: string, request: RawRequest): Promise<TestResponse> {
   const url = new URL(baseUrl);
   const head =
-    `${request.method} ${request.path} HTTP/1.1\r\n` +
-    `host: ${url.host}\r\n` +
+    `${request.method} ${request.path} HTTP/${request.version ?? '1.1'}\r\n` +
+    (request.withoutHost ? '' : `host: ${url.host}\r\n`) +
     `connection: close\r\n` +
     Object.entries(request.headers ?? {})
       .map(([name, value]) => `${name}: ${value}\r\n`)
