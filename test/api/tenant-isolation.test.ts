@@ -9,7 +9,7 @@ import { payToken } from '../../src/books/pay-links.js';
 import { databaseFiles, inTransaction } from '../../src/db/connection.js';
 import { OPERATION_IDS, type OperationId } from '../../src/http/operation.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
-import { expectError, type SpecErrorCode, withoutRequestId } from '../support/api.js';
+import { expectError, type SpecErrorCode, uuidsIn, withoutRequestId } from '../support/api.js';
 import { accountIdByName, buildBusiness, buildKey, buildTenant, TEST_ACTOR } from '../support/factories.js';
 import { invoiceBody, invoiceLine } from '../support/invoicing.js';
 import {
@@ -25,7 +25,6 @@ import {
   secretsIn,
   storedPlacesContaining,
   tableNames,
-  uuidsIn,
 } from '../support/isolation.js';
 import { type HeldRateProvider, startHeldRateProvider } from '../support/rate-provider.js';
 import { addVendor, withQuery } from '../support/register.js';

@@ -27,6 +27,27 @@ export const SPEC_ERROR_CODES = [
 
 export type SpecErrorCode = (typeof SPEC_ERROR_CODES)[number];
 
+/** The spec's table of codes and statuses (spec, Errors), written out rather than imported. */
+export const SPEC_ERROR_STATUS: Readonly<Record<SpecErrorCode, number>> = {
+  invalid_key: 401,
+  insufficient_scope: 403,
+  entity_not_allowed: 403,
+  period_locked: 409,
+  read_only_billing_state: 402,
+  rate_limited: 429,
+  validation_failed: 422,
+  not_found: 404,
+  conflict: 409,
+  internal_error: 500,
+};
+
+const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** Every UUID in a text, lower-cased, each once. */
+export function uuidsIn(text: string): string[] {
+  return [...new Set([...text.matchAll(UUID_ANYWHERE)].map((match) => match[0].toLowerCase()))];
+}
+
 /** One tenant (an account, in the spec's words) with its businesses and keys, ready to call the API. */
 export interface ApiTenant {
   /** The tenant's id. */
@@ -284,7 +305,7 @@ export function parseResponse(bytes: Buffer, connectionEnded = false): TestRespo
   } else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const decoded = decodeChunked(rest);
     if (!decoded) return null;
-    bodyBytes = decoded;
+    bodyBytes = decoded.body;
   } else if (connectionEnded) {
     bodyBytes = rest;
   } else {
@@ -300,16 +321,20 @@ export function parseResponse(bytes: Buffer, connectionEnded = false): TestRespo
   return { status, headers, body, text };
 }
 
-function decodeChunked(bytes: Buffer): Buffer | null {
+/** A chunked body starting at `from`: its bytes and where the message ends (after the trailer), or null while more are needed. */
+export function decodeChunked(bytes: Buffer, from = 0): { end: number; body: Buffer } | null {
   const parts: Buffer[] = [];
-  let at = 0;
+  let at = from;
   for (;;) {
     const lineEnd = bytes.indexOf('\r\n', at);
     if (lineEnd < 0) return null;
     const size = parseInt(bytes.subarray(at, lineEnd).toString('latin1'), 16);
     if (Number.isNaN(size)) return null;
-    if (size === 0) return Buffer.concat(parts);
     const start = lineEnd + 2;
+    if (size === 0) {
+      const trailerEnd = bytes.indexOf('\r\n', start);
+      return trailerEnd < 0 ? null : { end: trailerEnd + 2, body: Buffer.concat(parts) };
+    }
     if (bytes.length < start + size + 2) return null;
     parts.push(bytes.subarray(start, start + size));
     at = start + size + 2;

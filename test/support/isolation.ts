@@ -1,6 +1,7 @@
 import type { CreatedKey } from '../../src/books/keys.js';
 import type { Db } from '../../src/db/connection.js';
 import type { TestApp, TestResponse } from './app.js';
+import { UUID } from './register.js';
 
 /**
  * Helpers for test/api/tenant-isolation.test.ts: what the books hold (table by table, and who
@@ -102,14 +103,6 @@ export function idOwners(db: Db): Map<string, Owner> {
   return owners;
 }
 
-const UUID_ANYWHERE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Every UUID-shaped text in `text`, lower-cased, once each. */
-export function uuidsIn(text: string): string[] {
-  return [...new Set([...text.matchAll(UUID_ANYWHERE)].map((match) => match[0].toLowerCase()))];
-}
-
 /** A value the other side must never see, and what it is (for the failure message). */
 export interface Secret {
   value: string;
@@ -119,7 +112,7 @@ export interface Secret {
 /** The secrets that occur in `text`: UUIDs compared case-insensitively, every other value exactly. */
 export function secretsIn(text: string, secrets: readonly Secret[]): Secret[] {
   const lower = text.toLowerCase();
-  return secrets.filter((secret) => (UUID_ONLY.test(secret.value) ? lower.includes(secret.value.toLowerCase()) : text.includes(secret.value)));
+  return secrets.filter((secret) => (UUID.test(secret.value.toLowerCase()) ? lower.includes(secret.value.toLowerCase()) : text.includes(secret.value)));
 }
 
 /** One audit row as the write door appends it. */
