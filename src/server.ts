@@ -39,7 +39,7 @@ export const REQUEST_DRAIN_MS = 10_000;
  * is answered and cut when its time is up, while every other client is served as usual.
  */
 export interface ConnectionLimits {
-  /** From the connection's first byte (or its previous answer) to the end of the request's headers. */
+  /** From the connection's opening (on a kept-alive connection, the next request's first byte) to the end of the request's headers. */
   headersTimeoutMs: number;
   /** From the first byte to the last byte of the request, body included. */
   requestTimeoutMs: number;
@@ -214,41 +214,55 @@ function answerHalfClosedClients(server: Server): void {
 
 /**
  * A request Node cannot parse, or did not receive in time, gets the spec's error body
- * (answerMalformedRequest): once per connection, and after the answer to a complete request
- * ahead of it on the same connection.
+ * (answerMalformedRequest): once per connection, after the answer to a complete request ahead
+ * of it on the same connection, and never as a second answer to a request that has one.
  */
 function answerClientErrors(server: Server, limits: ConnectionLimits): void {
-  const answering = trackAnswersInFlight(server);
+  const lastRequest = trackLastRequest(server);
   const refused = new WeakSet<Duplex>();
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     // Bytes behind the bad request may fail to parse too: one answer is enough.
     if (refused.has(socket)) return;
     refused.add(socket);
-    // A request still arriving when the error came is the one it is about: nothing to wait for.
-    const ahead = answering.get(socket);
-    // Before Node's own handling of the finished answer, which may end the connection.
-    if (ahead?.request.complete) ahead.response.prependOnceListener('finish', () => answerMalformedRequest(error, socket, limits));
-    else answerMalformedRequest(error, socket, limits);
+    const last = lastRequest.get(socket);
+    if (last && !last.request.complete && last.response.headersSent) {
+      // The request still arriving was answered already (a 401 before its body): just close.
+      closeConnection(socket);
+    } else if (last?.request.complete && !last.response.writableFinished) {
+      // Before Node's own handling of the finished answer, which may end the connection.
+      last.response.prependOnceListener('finish', () => answerMalformedRequest(error, socket, limits));
+    } else {
+      answerMalformedRequest(error, socket, limits);
+    }
   });
 }
 
 /**
- * The request being answered on each connection, with its answer. A client may send a request
- * and, without waiting, another behind it (pipelining); when the one behind cannot be parsed,
- * its error answer must wait for the answer ahead, or the client would lose the answer to a
- * write that was made.
+ * The last request of each connection, with its answer. A client may send a request and,
+ * without waiting, another behind it (pipelining); when the one behind cannot be parsed, its
+ * error answer must wait for the answer ahead, or the client would lose the answer to a write
+ * that was made.
  */
-function trackAnswersInFlight(server: Server): WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }> {
-  const answering = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
+function trackLastRequest(server: Server): WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }> {
+  const lastRequest = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
-    const entry = { request, response };
-    answering.set(socket, entry);
-    response.once('close', () => {
-      if (answering.get(socket) === entry) answering.delete(socket);
-    });
+    lastRequest.set(request.socket, { request, response });
   });
-  return answering;
+  return lastRequest;
+}
+
+/** How long a connection refused at the socket may take to read its answer before it is cut. */
+const REFUSED_CONNECTION_GRACE_MS = 2_000;
+
+/**
+ * Ends the server's side of a refused connection (after `lastBytes`, if any), and cuts it
+ * after REFUSED_CONNECTION_GRACE_MS: a client that ignores the end and goes on sending would
+ * otherwise keep it, since Node checks a connection's timeouts only once.
+ */
+function closeConnection(socket: Duplex, lastBytes?: string): void {
+  if (lastBytes === undefined) socket.end();
+  else socket.end(lastBytes);
+  setTimeout(() => socket.destroy(), REFUSED_CONNECTION_GRACE_MS).unref();
 }
 
 /**
@@ -267,7 +281,8 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
       ? `was not received in time (headers within ${limits.headersTimeoutMs / 1000} s, the whole request within ${limits.requestTimeoutMs / 1000} s)`
       : 'is not a well-formed HTTP/1.1 request';
   const body = JSON.stringify(errorBody('validation_failed', `request: ${problem}`, requestId));
-  socket.end(
+  closeConnection(
+    socket,
     'HTTP/1.1 422 Unprocessable Entity\r\n' +
       'content-type: application/json; charset=utf-8\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +

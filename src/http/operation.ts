@@ -232,6 +232,9 @@ function serveOperation(operation: Operation, services: Services): AppMiddleware
     requirePermission(ctx, operation.permission);
     countAgainstBudget(ctx, services, kind);
     await readJsonBody(ctx);
+    // The connection is gone, or the server already refused this request at the socket (not
+    // received in time) and closed its side: no answer can reach the client, so nothing runs.
+    if (!ctx.writable) throw validationFailed('request', 'was not received in time, or its connection closed; nothing was done');
     checkInputs(ctx, operation);
     await handle(ctx);
   };

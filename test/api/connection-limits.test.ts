@@ -15,7 +15,7 @@ const LIMITS: ConnectionLimits = {
   headersTimeoutMs: 600,
   requestTimeoutMs: 1_200,
   keepAliveTimeoutMs: 1_000, // the Keep-Alive header states it in whole seconds
-  idleTimeoutMs: 800,
+  idleTimeoutMs: 1_600,
   maxConnections: 6,
   checkEveryMs: 100,
 };
@@ -29,9 +29,13 @@ interface Probe {
   isClosed(): boolean;
 }
 
-function openProbe(baseUrl: string, onConnect: (socket: Socket) => void = () => {}): Promise<Probe> {
+/**
+ * A bare connection; `onConnect` writes what the client sends. With `halfOpen` the client keeps
+ * its side open when the server ends its own, as a client bent on holding the connection would.
+ */
+function openProbe(baseUrl: string, onConnect: (socket: Socket) => void = () => {}, halfOpen = false): Promise<Probe> {
   const url = new URL(baseUrl);
-  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  const socket = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: halfOpen });
   const chunks: Buffer[] = [];
   let isClosed = false;
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -79,14 +83,18 @@ describe('Slow and abusive clients are cut off by the connection limits', functi
   before(async () => {
     app = await startTestApp(undefined, { connectionLimits: LIMITS });
     tenant = buildApiTenant(app);
+    // The first /api/v1 answer also fetches and compiles the published document for its checks.
+    expect((await app.get('/api/v1/businesses', tenant.key)).status).to.equal(200);
   });
   after(async () => {
     await app.close();
   });
 
-  it('keeps the real limits in the order Node needs and within reason (headers < request, a cap over a few hundred)', () => {
+  it('keeps the real limits in the order they need (keep-alive < headers < request < idle) and a cap over a few hundred', () => {
     expect(CONNECTION_LIMITS.headersTimeoutMs).to.be.below(CONNECTION_LIMITS.requestTimeoutMs);
     expect(CONNECTION_LIMITS.keepAliveTimeoutMs).to.be.below(CONNECTION_LIMITS.headersTimeoutMs);
+    // A silent client is answered by the request limit before the idle limit cuts it without a word.
+    expect(CONNECTION_LIMITS.requestTimeoutMs).to.be.below(CONNECTION_LIMITS.idleTimeoutMs);
     expect(CONNECTION_LIMITS.maxConnections).to.be.at.least(256);
     expect(CONNECTION_LIMITS.checkEveryMs).to.be.at.most(CONNECTION_LIMITS.headersTimeoutMs);
   });
@@ -123,6 +131,47 @@ describe('Slow and abusive clients are cut off by the connection limits', functi
     await slow.closed;
     expectError(answerOf(slow), 422, 'validation_failed', 'request: was not received in time');
     expect(countRows(app.db, 'SELECT count(*) FROM customers')).to.equal(customersBefore);
+  });
+
+  it('runs nothing for a request refused as late, even when the rest of its body arrives after the answer', async () => {
+    const customersBefore = countRows(app.db, 'SELECT count(*) FROM customers');
+    const json = '{"name":"Late Body"}';
+    const slow = await openProbe(
+      app.url,
+      (socket) =>
+        socket.write(
+          'POST /api/v1/customers HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+            `authorization: Bearer ${tenant.key}\r\ncontent-length: ${json.length}\r\n\r\n${json.slice(0, 5)}`,
+        ),
+      true,
+    );
+    for (let waited = 0; slow.received().length === 0 && !slow.isClosed() && waited < 10_000; waited += 20) await sleep(20);
+    slow.socket.end(json.slice(5)); // the body is whole now, after its refusal
+    await slow.closed;
+    expectError(answerOf(slow), 422, 'validation_failed', 'request: was not received in time');
+    expect(countRows(app.db, 'SELECT count(*) FROM customers'), 'customers written').to.equal(customersBefore);
+  });
+
+  it('cuts a refused client that keeps its side open and goes on sending', async () => {
+    const stubborn = await openProbe(
+      app.url,
+      (socket) => {
+        socket.write('GET /api/v1/businesses HTTP/1.1\r\nhost: x\r\n');
+        trickle(socket, 'x-slow: 1\r\n');
+      },
+      true,
+    );
+    await stubborn.closed;
+    expectError(answerOf(stubborn), 422, 'validation_failed', 'request: was not received in time');
+  });
+
+  it('gives a request answered before its body arrived no second answer when its time is up', async () => {
+    const early = await openProbe(app.url, (socket) =>
+      socket.write('POST /api/v1/customers HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer not-a-key\r\ncontent-length: 100\r\n\r\n{'),
+    );
+    await early.closed;
+    const text = early.received().toString('latin1');
+    expect(text.match(/HTTP\/1\.1 [0-9]{3} /g), text).to.deep.equal(['HTTP/1.1 401 ']);
   });
 
   it('closes a kept-alive connection left idle after its answer, having said how long it would wait', async () => {
