@@ -154,6 +154,17 @@ const hostRequired: AppMiddleware = async (ctx, next) => {
   await next();
 };
 
+/** Free bytes on the disk of the books; null for books in memory, or a folder gone since it was checked (the write lock check says why). */
+function freeBytes(db: Db, folder: string): number | null {
+  if (db.memory) return null;
+  try {
+    const { bavail, bsize } = statfsSync(folder);
+    return bavail * bsize;
+  } catch {
+    return null;
+  }
+}
+
 /** Below this much free space on the books' disk, /healthz reports it: a write needs room for its log pages. */
 export const MIN_FREE_BYTES = 1024 * 1024;
 
@@ -169,9 +180,8 @@ function booksProblem(db: Db): string | null {
   } catch {
     return 'the folder of the books is not writable';
   }
-  const { bavail, bsize } = statfsSync(folder);
-  const free = bavail * bsize;
-  if (free < MIN_FREE_BYTES) return `the disk of the books is full: ${free} bytes free`;
+  const free = freeBytes(db, folder);
+  if (free !== null && free < MIN_FREE_BYTES) return `the disk of the books is full: ${free} bytes free`;
   try {
     withoutWaiting(db, () => {
       db.exec('BEGIN IMMEDIATE');

@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import nodemailer from 'nodemailer';
 import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Logger } from '../log.js';
@@ -75,10 +76,20 @@ class SmtpMailer implements Mailer {
   }
 }
 
-/** The right-hand side of a Message-ID: the sender address's domain, or "daybook.invalid" when it has none. */
+const MESSAGE_ID_FALLBACK_DOMAIN = 'daybook.invalid';
+const HOST_NAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+
+/**
+ * The right-hand side of a Message-ID: the sender address's domain (an international one in
+ * its ASCII form), or "daybook.invalid" when the sender has none that is a plain host name
+ * (no domain, an address literal, a malformed one).
+ */
 export function messageIdDomain(mailFrom: string): string {
-  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom)?.[1];
-  return domain ?? 'daybook.invalid';
+  const address = /<([^<>]*)>/.exec(mailFrom)?.[1] ?? mailFrom.trim();
+  const at = address.lastIndexOf('@');
+  if (at < 0) return MESSAGE_ID_FALLBACK_DOMAIN;
+  const domain = domainToASCII(address.slice(at + 1).trim().replace(/\.$/, '')).toLowerCase();
+  return HOST_NAME.test(domain) ? domain : MESSAGE_ID_FALLBACK_DOMAIN;
 }
 
 /**

@@ -91,6 +91,9 @@ describe('outbox delivery job', () => {
     expect(messageIdDomain('Daybook <billing@books.example.com>')).to.equal('books.example.com');
     expect(messageIdDomain('billing@localhost')).to.equal('localhost');
     expect(messageIdDomain('Daybook')).to.equal('daybook.invalid');
+    expect(messageIdDomain('Billing <billing@Books.Example.com.>')).to.equal('books.example.com');
+    expect(messageIdDomain('billing@bücher.example')).to.equal('xn--bcher-kva.example');
+    for (const odd of ['a@..', 'a@-bad-', 'a@[10.0.0.1]', 'a@']) expect(messageIdDomain(odd), odd).to.equal('daybook.invalid');
   });
 
   describe('a server that refuses for now, then accepts', () => {
