@@ -15,6 +15,9 @@ export interface ServerProcess {
   stderr(): string;
 }
 
+/** How long a start may take, migrations included, on a slow machine. */
+const START_TIMEOUT_MS = 30_000;
+
 /** The settings every such process gets: no rate fetch or backup on their schedules, nothing logged below warn. */
 const QUIET_ENV: NodeJS.ProcessEnv = { DAYBOOK_LOG_LEVEL: 'warn', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' };
 
@@ -37,10 +40,20 @@ export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}, 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let out = '';
   return new Promise((resolve, reject) => {
+    // A server that never says it listens fails the test instead of hanging it, and is not left running.
+    const startup = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not listen within ${START_TIMEOUT_MS / 1000} s; stderr: ${stderr}`));
+    }, START_TIMEOUT_MS);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.endsWith('\n')) resolve({ url: (JSON.parse(out) as { url: string }).url, child, exited, stderr: () => stderr });
+      if (!out.endsWith('\n')) return;
+      clearTimeout(startup);
+      resolve({ url: (JSON.parse(out) as { url: string }).url, child, exited, stderr: () => stderr });
     });
-    void exited.then(({ code, signal }) => reject(new Error(`the server ended (${code ?? signal}) before it listened; stderr: ${stderr}`)));
+    void exited.then(({ code, signal }) => {
+      clearTimeout(startup);
+      reject(new Error(`the server ended (${code ?? signal}) before it listened; stderr: ${stderr}`));
+    });
   });
 }

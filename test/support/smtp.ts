@@ -40,6 +40,8 @@ export interface TestSmtp {
   refusals: SmtpRefusal[];
   /** The refusals answered so far, in order. */
   refused: SmtpRefusal[];
+  /** Errors of the server other than a client dropping its connection. */
+  errors: Error[];
   stop(): Promise<void>;
 }
 
@@ -92,9 +94,11 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
       });
     },
   });
-  // A client that dies mid-session (the crash tests kill the server sending) is not the SMTP server's fault.
+  // A client that dies mid-session (the crash tests kill the server sending) is not the SMTP
+  // server's fault; anything else is kept for the test to look at (a throw here would end the run).
+  const errors: Error[] = [];
   server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') throw error;
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') errors.push(error);
   });
   const listening = await new Promise<AddressInfo>((resolve, reject) => {
     const netServer = server.listen(options.port ?? 0, '127.0.0.1', () => resolve(netServer.address() as AddressInfo));
@@ -106,6 +110,7 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
     received,
     refusals,
     refused,
+    errors,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
