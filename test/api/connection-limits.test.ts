@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { connect, type Socket } from 'node:net';
-import { CONNECTION_LIMITS, type ConnectionLimits } from '../../src/server.js';
+import { CONNECTION_LIMITS, type ConnectionLimits } from '../../src/http/connections.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, parseResponse } from '../support/api.js';
 
