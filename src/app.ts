@@ -12,7 +12,7 @@ import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { type MountOptions, mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
-import { createMailer } from './email/mailer.js';
+import { createMailer, type Mailer } from './email/mailer.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
 import { payPage } from './http/pay-page.js';
@@ -35,6 +35,8 @@ export interface AppOptions {
   onReplyViolation?: (violation: ReplyViolation) => void;
   /** Told the status of every answer (the test suite counts which operations and statuses it saw). */
   onReply?: ReplyObserver;
+  /** Where emails go instead of the mailer the settings describe (daybook/testing captures them). */
+  mailer?: Mailer;
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -48,7 +50,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   const counters = new CounterStore(options.config.db, options.clock, (error) =>
     options.log.warn({ err: error }, 'request counts not written to the counters file; kept in memory and tried again'),
   );
-  const mailer = createMailer(options.config, options.log);
+  const mailer = options.mailer ?? createMailer(options.config, options.log);
   const services: Services = {
     db: options.db,
     clock: options.clock,

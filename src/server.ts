@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type DaybookApp } from './app.js';
-import { startJobPool } from '../jobs/pool.js';
-import { booksRecorder, scheduledJobs } from '../jobs/registry.js';
+import { runJobOnce, startJobPool } from '../jobs/pool.js';
+import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
+import { JOB_NAMES, type JobName } from './books/job-runs.js';
+import type { Mailer } from './email/mailer.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
@@ -22,7 +24,7 @@ export interface RunningServer {
   port: number;
   host: string;
   db: Db;
-  /** Runs one of the pool's jobs now (tests; an operator uses `daybook jobs run`). */
+  /** Runs a job now, whether or not it has a schedule (tests; an operator uses `daybook jobs run`). */
   runJob(name: string): Promise<void>;
   /** Stops taking connections, lets requests in flight and running jobs finish (each within a bound), closes the books. */
   close(): Promise<void>;
@@ -44,6 +46,8 @@ export interface StartOptions {
   heldLock?: () => void;
   /** Tests shorten the connection limits to see them act. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Where emails go instead of the mailer the settings describe. */
+  mailer?: Mailer;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -77,6 +81,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       ...(options.operations ? { operations: options.operations } : {}),
       ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
       ...(options.onReply ? { onReply: options.onReply } : {}),
+      ...(options.mailer ? { mailer: options.mailer } : {}),
     });
     server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
   } catch (error) {
@@ -90,7 +95,8 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
   } catch (error) {
     log.error({ err: error }, 'jobs that are off not recorded');
   }
-  const pool = startJobPool(scheduledJobs(app.services), log, { recorder });
+  const scheduled = scheduledJobs(app.services);
+  const pool = startJobPool(scheduled, log, { recorder });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
@@ -102,7 +108,11 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     port,
     host: config.host,
     db,
-    runJob: (name) => pool.runNow(name),
+    async runJob(name) {
+      if (scheduled.some((job) => job.name === name)) return pool.runNow(name);
+      // A job that is off runs once, recorded like `daybook jobs run`.
+      await runJobOnce(jobByName(started.services, jobName(name)), log, recorder);
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -114,6 +124,11 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       log.info('daybook stopped');
     },
   };
+}
+
+function jobName(name: string): JobName {
+  if (!(JOB_NAMES as readonly string[]).includes(name)) throw new Error(`no job named ${name}; the jobs are ${JOB_NAMES.join(', ')}`);
+  return name as JobName;
 }
 
 /**

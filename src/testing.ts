@@ -1,0 +1,267 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_ACTOR } from './books/audit.js';
+import { type Business, createBusiness } from './books/businesses.js';
+import { createKey, type KeyAccess } from './books/keys.js';
+import type { Plan } from './books/plans.js';
+import { createTenant, updateTenant } from './books/tenants.js';
+import { fixedClock } from './clock.js';
+import { isIsoDate } from './dates.js';
+import { loadConfig, type LogLevel } from './config.js';
+import { openDb } from './db/connection.js';
+import { migrateLatest } from './db/migrate.js';
+import type { MailMessage, Mailer } from './email/mailer.js';
+import { createLogger } from './log.js';
+import { startServer } from './server.js';
+
+/**
+ * Daybook as a throwaway server inside another product's test suite (`daybook/testing`): the
+ * real engine on a free loopback port, over books of its own in a temporary folder, with an
+ * account, businesses and keys made as asked, a clock the test sets, and the emails it would
+ * have sent kept in an outbox instead. Nothing is shared between two of them.
+ */
+
+export interface StartDaybookOptions {
+  /** The clock's start, an ISO date or instant (default: now). */
+  at?: string;
+  /** The account's name (default "Test Account"). */
+  accountName?: string;
+  /** The businesses to create, by name (default one, "Test Business"). */
+  businesses?: string[];
+  /** The keys to create (default one Read and write key for every business). */
+  keys?: TestKeyOptions[];
+  /** The account's plan (default large). */
+  plan?: Plan;
+  /** Whether the plan's request budgets apply (default false: a test suite is no abuse). */
+  rateLimits?: boolean;
+  /** The site address the emails' pay links are made under (default http://localhost:3000; `payUrl` in the outbox always points at this server). */
+  siteUrl?: string;
+  /** The server's log level (default silent). */
+  logLevel?: LogLevel;
+}
+
+export interface TestKeyOptions {
+  /** Default "test key N". */
+  name?: string;
+  /** Default read_write. */
+  access?: KeyAccess;
+  /** Names of businesses the key is limited to (default: not limited). */
+  businesses?: string[];
+  /** The last day it works (YYYY-MM-DD), if it should expire. */
+  expiresOn?: string;
+}
+
+export interface TestKey {
+  id: string;
+  name: string;
+  access: KeyAccess;
+  /** The key to send as `Authorization: Bearer <key>`. */
+  key: string;
+}
+
+/** An email Daybook sent, as the customer would have received it. */
+export interface CapturedEmail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** The email's pay link, pointing at this server so a test can follow it; null when it has none. */
+  payUrl: string | null;
+}
+
+export interface Outbox {
+  /** Every email sent so far, oldest first. */
+  messages(): CapturedEmail[];
+  /** The first email (already sent or still to come) for which `predicate` holds; rejects after `timeoutMs` (default 5 s). */
+  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs?: number): Promise<CapturedEmail>;
+}
+
+export interface RunningDaybook {
+  /** Base address, e.g. http://127.0.0.1:41234; the API is under /api/v1. */
+  url: string;
+  accountId: string;
+  businesses: Array<{ id: string; name: string }>;
+  keys: TestKey[];
+  /** Everything that depends on "now" follows it: clock.set('2027-01-31'), clock.advanceDays(45). */
+  clock: TestClock;
+  outbox: Outbox;
+  /** Runs a job now (overdue, outbox, rates, backup, housekeeping); none runs on a timer. */
+  runJob(name: 'overdue' | 'outbox' | 'rates' | 'backup' | 'housekeeping'): Promise<void>;
+  /** Stops the server and removes its books. */
+  close(): Promise<void>;
+}
+
+const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
+
+export async function startDaybook(options: StartDaybookOptions = {}): Promise<RunningDaybook> {
+  const dir = mkdtempSync(join(tmpdir(), 'daybook-testing-'));
+  try {
+    const dbPath = join(dir, 'books.sqlite');
+    copyFileSync(await migratedTemplate(), dbPath);
+    const clock = testClock(options.at ?? new Date());
+    const made = makeAccount(dbPath, clock, options);
+    const outbox = new CapturingMailer();
+    const config = loadConfig(
+      {},
+      {
+        db: dbPath,
+        port: 0,
+        host: '127.0.0.1',
+        logLevel: options.logLevel ?? 'silent',
+        sqliteSynchronous: 'normal',
+        // No exchange-rate look-up leaves the machine unless the test points one somewhere.
+        fxProviderUrl: 'http://127.0.0.1:9',
+        ...(options.siteUrl ? { siteUrl: options.siteUrl } : {}),
+        ...JOBS_OFF,
+      },
+    );
+    const server = await startServer(config, { clock, log: createLogger(config.logLevel), mailer: outbox });
+    outbox.payPagesAt(server.url);
+    let closed = false;
+    return {
+      url: server.url,
+      ...made,
+      clock,
+      outbox,
+      runJob: (name) => server.runJob(name),
+      async close() {
+        if (closed) return;
+        closed = true;
+        await server.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The server's clock: set to a day (YYYY-MM-DD, its midnight UTC) or an instant, or moved on. */
+export interface TestClock {
+  now(): Date;
+  set(at: string | Date): void;
+  advanceMs(ms: number): void;
+  advanceDays(days: number): void;
+}
+
+const ISO_INSTANT = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?(Z|[+-][0-9]{2}:[0-9]{2})$/;
+
+/** A day or an ISO 8601 instant, refused when it is neither or names a day that does not exist (2027-02-30). */
+export function clockInstant(at: string | Date): Date {
+  if (at instanceof Date) {
+    if (Number.isNaN(at.getTime())) throw new Error('clock: an invalid Date');
+    return new Date(at.getTime());
+  }
+  if (isIsoDate(at)) return new Date(`${at}T00:00:00.000Z`);
+  const day = ISO_INSTANT.exec(at)?.[1];
+  if (day === undefined || !isIsoDate(day) || Number.isNaN(Date.parse(at))) {
+    throw new Error(`clock: "${at}" is not a day (YYYY-MM-DD) or an ISO 8601 instant (2027-01-31T09:00:00Z)`);
+  }
+  return new Date(at);
+}
+
+function testClock(at: string | Date): TestClock {
+  const clock = fixedClock(clockInstant(at));
+  return {
+    now: () => clock.now(),
+    set: (next) => clock.set(clockInstant(next)),
+    advanceMs: (ms) => clock.advanceMs(ms),
+    advanceDays: (days) => clock.advanceDays(days),
+  };
+}
+
+let template: Promise<string> | undefined;
+
+/** Books with every migration applied, made once per process and copied for each server. */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'daybook-template-'));
+    const path = join(dir, 'books.sqlite');
+    await migrateLatest(path);
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return path;
+  })();
+  return template;
+}
+
+function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'> {
+  const db = openDb(dbPath);
+  try {
+    const tenant = createTenant(db, clock, CLI_ACTOR, { name: options.accountName ?? 'Test Account', plan: options.plan ?? 'large' });
+    if (!options.rateLimits) updateTenant(db, clock, CLI_ACTOR, tenant.id, { rateLimit: { mode: 'off' } });
+    const businesses: Business[] = (options.businesses ?? ['Test Business']).map((name) => createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name }));
+    const byName = (name: string): string => {
+      const found = businesses.find((business) => business.name === name);
+      if (!found) throw new Error(`startDaybook: key limited to "${name}", which is not one of the businesses (${businesses.map((b) => b.name).join(', ')})`);
+      return found.id;
+    };
+    const keys = (options.keys ?? [{}]).map((key, index) => {
+      const created = createKey(db, clock, CLI_ACTOR, {
+        tenantId: tenant.id,
+        name: key.name ?? `test key ${index + 1}`,
+        access: key.access ?? 'read_write',
+        ...(key.businesses ? { businessIds: key.businesses.map(byName) } : {}),
+        ...(key.expiresOn ? { expiresOn: key.expiresOn } : {}),
+      });
+      return { id: created.id, name: created.name, access: created.access, key: created.key };
+    });
+    return { accountId: tenant.id, businesses: businesses.map(({ id, name }) => ({ id, name })), keys };
+  } finally {
+    db.close();
+  }
+}
+
+const PAY_LINK = /https?:\/\/\S+?\/pay\/([A-Za-z0-9_-]+)/;
+
+/** A mailer that keeps what it is given, for a test to read. */
+class CapturingMailer implements Mailer, Outbox {
+  private readonly sent: CapturedEmail[] = [];
+  private readonly waiting = new Set<() => void>();
+  private serverUrl = '';
+
+  /** Where the pay pages are served: each email's payUrl points there. */
+  payPagesAt(url: string): void {
+    this.serverUrl = url;
+  }
+
+  send(message: MailMessage): Promise<void> {
+    const token = PAY_LINK.exec(message.text)?.[1];
+    this.sent.push({
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      payUrl: token === undefined ? null : `${this.serverUrl}/pay/${token}`,
+    });
+    for (const wake of this.waiting) wake();
+    return Promise.resolve();
+  }
+
+  close(): void {}
+
+  messages(): CapturedEmail[] {
+    return [...this.sent];
+  }
+
+  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs = 5_000): Promise<CapturedEmail> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.sent.find(predicate);
+        if (!found) return false;
+        this.waiting.delete(wake);
+        clearTimeout(timer);
+        resolve(found);
+        return true;
+      };
+      const wake = (): void => void check();
+      const timer = setTimeout(() => {
+        this.waiting.delete(wake);
+        reject(new Error(`no email matching within ${timeoutMs} ms; ${this.sent.length} sent: ${this.sent.map((email) => `"${email.subject}" to ${email.to}`).join(', ') || 'none'}`));
+      }, timeoutMs);
+      this.waiting.add(wake);
+      check();
+    });
+  }
+}

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+import { type RunningDaybook, startDaybook } from '../../src/testing.js';
+
+/**
+ * daybook/testing: a throwaway server for other products' test suites. Each test talks to it
+ * the way such a suite would: fetch, the keys it was given, its clock and its outbox.
+ */
+
+async function call(daybook: RunningDaybook, method: 'GET' | 'POST', path: string, body?: unknown, key = daybook.keys[0]!.key) {
+  const response = await fetch(`${daybook.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** A customer with an address, a $250.00 invoice due in 30 days, sent; returns the invoice's id and number. */
+async function sentInvoice(daybook: RunningDaybook): Promise<{ id: string; number: string }> {
+  const customer = await call(daybook, 'POST', '/customers', { name: 'Acme Corp', email: 'ap@acme.example' });
+  const entityId = daybook.businesses[0]!.id;
+  const revenue = (await call(daybook, 'GET', `/accounts?type=revenue&entityId=${entityId}`)).body.accounts.find((account: { name: string }) => account.name === 'Service Revenue');
+  const created = await call(daybook, 'POST', '/invoices', {
+    entityId,
+    customerId: customer.body.id,
+    paymentTermsDays: 30,
+    lines: [{ description: 'Consulting', quantity: '2', unitPriceCents: '12500', accountId: revenue.id }],
+  });
+  expect(created.status).to.equal(201);
+  expect((await call(daybook, 'POST', `/invoices/${created.body.invoiceId}/send`)).status).to.equal(200);
+  return { id: created.body.invoiceId, number: created.body.invoiceNumber };
+}
+
+const testingFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('daybook-testing-')).sort();
+
+describe('daybook/testing: startDaybook', () => {
+  let daybook: RunningDaybook;
+  before(async () => {
+    const started = performance.now();
+    daybook = await startDaybook({ at: '2027-01-04T09:00:00Z', businesses: ['Harbor Coffee', 'Harbor Catering'] });
+    const listed = await call(daybook, 'GET', '/businesses');
+    console.log(`      startDaybook: first request answered ${Math.round(performance.now() - started)} ms after the call (first in this process: migrations included)`);
+    expect(listed.status).to.equal(200);
+  });
+  after(async () => {
+    await daybook.close();
+  });
+
+  it('makes the account, its businesses and a Read and write key for all of them', async () => {
+    expect(daybook.businesses.map((business) => business.name)).to.deep.equal(['Harbor Coffee', 'Harbor Catering']);
+    expect(daybook.keys).to.have.lengthOf(1);
+    expect(daybook.keys[0]).to.include({ access: 'read_write' });
+    const listed = await call(daybook, 'GET', '/businesses');
+    expect(listed.body.accountName).to.equal('Test Account');
+    expect(listed.body.businesses.map((business: { id: string }) => business.id).sort()).to.deep.equal(daybook.businesses.map((business) => business.id).sort());
+  });
+
+  it('captures the invoice email in the outbox, with a pay link that opens on this server', async () => {
+    const invoice = await sentInvoice(daybook);
+    const email = await daybook.outbox.waitFor((candidate) => candidate.subject.includes(invoice.number));
+    expect(email.to).to.equal('ap@acme.example');
+    expect(email.text).to.contain(invoice.number);
+    expect(email.payUrl?.startsWith(`${daybook.url}/pay/`), String(email.payUrl)).to.equal(true);
+    const page = await fetch(email.payUrl!);
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.contain(invoice.number);
+  });
+
+  it('moves "now" for everything with the clock: a sent invoice goes overdue and ages once the overdue job runs', async () => {
+    const invoice = await sentInvoice(daybook);
+    daybook.clock.set('2027-02-20T09:00:00Z'); // 47 days after issue, 17 past due
+    await daybook.runJob('overdue');
+    expect((await call(daybook, 'GET', `/invoices/${invoice.id}`)).body.status).to.equal('overdue');
+    const aging = await call(daybook, 'GET', `/reports/ar-aging?entityId=${daybook.businesses[0]!.id}`);
+    expect(aging.body.items.find((item: { id: string }) => item.id === invoice.id)).to.include({ daysOverdue: 17 });
+    daybook.clock.set('2027-01-04T09:00:00Z');
+  });
+
+  it('refuses a clock date that does not parse, or names a day that does not exist, and leaves the clock as it was', () => {
+    const now = daybook.clock.now().toISOString();
+    for (const bad of ['2027-02-30', 'tomorrow', '2027-13-01', '31/01/2027', '2027-01-31T25:00:00Z']) {
+      expect(() => daybook.clock.set(bad), bad).to.throw(`clock: "${bad}" is not a day (YYYY-MM-DD) or an ISO 8601 instant`);
+    }
+    expect(daybook.clock.now().toISOString()).to.equal(now);
+    daybook.clock.set('2027-01-31');
+    expect(daybook.clock.now().toISOString()).to.equal('2027-01-31T00:00:00.000Z');
+    daybook.clock.set(now);
+  });
+
+  it('refuses a key limited to a business it was not asked to make, naming it', async () => {
+    let refused: Error | undefined;
+    try {
+      await startDaybook({ businesses: ['One'], keys: [{ businesses: ['Two'] }] });
+    } catch (error) {
+      refused = error as Error;
+    }
+    expect(refused?.message).to.contain('"Two", which is not one of the businesses (One)');
+  });
+});
+
+describe('daybook/testing: the package entry', () => {
+  it('is exported as daybook/testing, with its types (built by npm ci)', async () => {
+    const entry = (await import('daybook/testing')) as { startDaybook?: unknown };
+    expect(entry.startDaybook).to.be.a('function');
+    expect(existsSync(join(projectRoot, 'dist/src/testing.d.ts')), 'the types beside it').to.equal(true);
+  });
+});
+
+describe('daybook/testing: instances side by side', () => {
+  it('shares nothing between two servers started at once, and close() leaves no folder behind', async () => {
+    const before = testingFolders();
+    const started = performance.now();
+    const [first, second] = await Promise.all([startDaybook(), startDaybook()]);
+    const bothUp = Math.round(performance.now() - started);
+    try {
+      expect(first.url).to.not.equal(second.url);
+      expect((await call(first, 'POST', '/customers', { name: 'Only In First' })).status).to.equal(201);
+      const inSecond = await call(second, 'GET', '/customers?search=Only');
+      expect(inSecond.body.customers).to.deep.equal([]);
+      expect((await call(second, 'GET', '/businesses', undefined, first.keys[0]!.key)).status, "the first's key at the second").to.equal(401);
+      expect(testingFolders().length).to.equal(before.length + 2);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+    expect(testingFolders()).to.deep.equal(before);
+    const warm = performance.now();
+    const third = await startDaybook();
+    expect((await call(third, 'GET', '/businesses')).status).to.equal(200);
+    console.log(`      startDaybook: two at once up in ${bothUp} ms; one more answering in ${Math.round(performance.now() - warm)} ms`);
+    await third.close();
+    let refused = false;
+    await fetch(`${first.url}/healthz`).catch(() => (refused = true));
+    expect(refused, 'a closed server answers nothing').to.equal(true);
+  });
+});
