@@ -16,6 +16,8 @@ export interface CliIo {
   clock: Clock;
   /** Ends `serve` / `demo` like SIGTERM does (tests use it; signals still work). */
   stop?: AbortSignal;
+  /** Starts reading stdin: `closed` resolves when it ends (`serve --ephemeral` stops then); `dispose` stops reading. */
+  watchStdin: () => { closed: Promise<void>; dispose(): void };
 }
 
 const AWAIT_READER = new Int32Array(new SharedArrayBuffer(4));
@@ -48,6 +50,13 @@ export function defaultIo(overrides: Partial<CliIo> = {}): CliIo {
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
     clock: systemClock,
+    watchStdin: () => ({
+      closed: new Promise<void>((resolve) => {
+        process.stdin.once('end', resolve).once('close', resolve).resume();
+      }),
+      // An open stdin would keep the process alive after a signal stopped the server.
+      dispose: () => process.stdin.destroy(),
+    }),
     ...overrides,
   };
 }

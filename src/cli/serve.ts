@@ -4,6 +4,7 @@ import { createLogger } from '../log.js';
 import type { RunningServer } from '../server.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, migrateBooks } from './context.js';
+import { UsageError } from './errors.js';
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** A second signal during shutdown exits at once, with the shell's 128 + signal number. */
@@ -82,7 +83,16 @@ export function definedOnly(overrides: Partial<Config>): Partial<Config> {
   return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as Partial<Config>;
 }
 
-async function serve(options: { port?: number; host?: string }, context: CommandContext): Promise<void> {
+interface ServeOptions {
+  port?: number;
+  host?: string;
+  ephemeral?: boolean;
+  clock?: string;
+}
+
+async function serve(options: ServeOptions, context: CommandContext): Promise<void> {
+  if (options.ephemeral) return serveEphemeral(options, context);
+  if (options.clock !== undefined) throw new UsageError('--clock is for --ephemeral only: a real server follows the machine\'s clock');
   const config = loadConfig(context.io.env, definedOnly({ db: context.globals.db, port: options.port, host: options.host }));
   await serveUntilStopped(context, config, (server) =>
     context.out.result({ url: server.url, port: server.port, host: server.host, db: config.db }, [
@@ -91,11 +101,47 @@ async function serve(options: { port?: number; host?: string }, context: Command
   );
 }
 
+/**
+ * `serve --ephemeral`: a throwaway server for another program's tests (daybook/testing): fresh
+ * books, an account with one business and one key, on a free loopback port. It prints one
+ * JSON line, {url, accountId, businesses, keys}, once it answers, and serves until stdin
+ * closes or SIGINT/SIGTERM; then its books are removed.
+ */
+async function serveEphemeral(options: ServeOptions, context: CommandContext): Promise<void> {
+  if (options.port !== undefined || options.host !== undefined) throw new UsageError('--ephemeral listens on a free loopback port: leave out --port and --host');
+  if (context.globals.db !== undefined) throw new UsageError('--ephemeral makes books of its own: leave out --db');
+  const testing = await import('../testing.js');
+  const at = options.clock === undefined ? undefined : ephemeralClock(testing.clockInstant, options.clock);
+  const daybook = await testing.startDaybook({ ...(at ? { at } : {}), logLevel: loadConfig(context.io.env).logLevel });
+  const watch = watchForStop(context.io);
+  const stdin = context.io.watchStdin();
+  try {
+    context.io.stdout(`${JSON.stringify({ url: daybook.url, accountId: daybook.accountId, businesses: daybook.businesses, keys: daybook.keys })}\n`);
+    context.out.note('serving throwaway books until stdin closes or Ctrl+C');
+    const reason = await Promise.race([watch.stopped, stdin.closed.then(() => 'stdin closed')]);
+    context.out.note(`${reason}: shutting down`);
+  } finally {
+    await daybook.close();
+    watch.dispose();
+    stdin.dispose();
+  }
+}
+
+function ephemeralClock(parse: (at: string) => Date, raw: string): string {
+  try {
+    return parse(raw).toISOString();
+  } catch (error) {
+    throw new UsageError(`--clock: ${(error as Error).message.replace(/^clock: /, '')}`);
+  }
+}
+
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description('serve the API and run the jobs until SIGINT/SIGTERM (migrates first)')
     .option('--port <n>', 'port, 0 to 65535; 0 picks a free one (default: PORT, else config)', portNumber)
     .option('--host <host>', 'address to listen on (default: HOST, else config)')
+    .option('--ephemeral', "throwaway books for another program's tests: prints {url, accountId, businesses, keys} as one JSON line, serves until stdin closes")
+    .option('--clock <date>', 'with --ephemeral: the server\'s "now", a day (YYYY-MM-DD) or an ISO 8601 instant')
     .action(action(io, serve));
 }

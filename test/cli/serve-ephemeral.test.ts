@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../../src/paths.js';
+
+/**
+ * `daybook serve --ephemeral`: Daybook as a subprocess of another language's test suite. It
+ * prints one JSON line once it answers and serves until its stdin closes or it gets SIGTERM.
+ */
+
+interface Ephemeral {
+  child: ChildProcess;
+  line: Promise<string>;
+  exited: Promise<number | null>;
+  stderr(): string;
+}
+
+function startEphemeral(args: string[]): Ephemeral {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), 'serve', '--ephemeral', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DAYBOOK_LOG_LEVEL: 'warn' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const line = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
+    });
+    void exited.then((code) => reject(new Error(`exited ${code} before its line; stderr: ${stderr}`)));
+  });
+  return { child, line, exited, stderr: () => stderr };
+}
+
+describe('daybook serve --ephemeral', function () {
+  this.timeout(30_000);
+  const running: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('prints one JSON line {url, accountId, businesses, keys} once it answers, at the clock asked, and exits 0 when stdin closes', async () => {
+    const ephemeral = startEphemeral(['--clock', '2027-01-04']);
+    running.push(ephemeral.child);
+    const ready = JSON.parse(await ephemeral.line) as { url: string; accountId: string; businesses: { id: string; name: string }[]; keys: { key: string; access: string }[] };
+    expect(Object.keys(ready)).to.deep.equal(['url', 'accountId', 'businesses', 'keys']);
+    expect(ready.businesses.map((business) => business.name)).to.deep.equal(['Test Business']);
+    expect(ready.keys[0]!.access).to.equal('read_write');
+    const headers = { authorization: `Bearer ${ready.keys[0]!.key}` };
+    expect((await fetch(`${ready.url}/api/v1/businesses`, { headers })).status).to.equal(200);
+    // The server's "now" is the clock asked for: a new invoice is issued that day.
+    const post = (path: string, body: unknown) =>
+      fetch(`${ready.url}/api/v1${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<any>);
+    const accounts = (await (await fetch(`${ready.url}/api/v1/accounts?type=revenue`, { headers })).json()) as { accounts: { id: string }[] };
+    const customer = await post('/customers', { name: 'Acme Corp' });
+    const invoice = await post('/invoices', { customerId: customer.id, lines: [{ description: 'Work', quantity: '1', unitPriceCents: '100', accountId: accounts.accounts[0]!.id }] });
+    const detail = (await (await fetch(`${ready.url}/api/v1/invoices/${invoice.invoiceId}`, { headers })).json()) as { issueDate: string };
+    expect(detail.issueDate).to.equal('2027-01-04');
+    ephemeral.child.stdin!.end();
+    expect(await ephemeral.exited, ephemeral.stderr()).to.equal(0);
+    expect(ephemeral.stderr()).to.contain('stdin closed: shutting down');
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    const ephemeral = startEphemeral([]);
+    running.push(ephemeral.child);
+    JSON.parse(await ephemeral.line);
+    ephemeral.child.kill('SIGTERM');
+    expect(await ephemeral.exited, ephemeral.stderr()).to.equal(0);
+  });
+
+  for (const [args, message] of [
+    [['--clock', '2027-02-30'], 'daybook: --clock: "2027-02-30" is not a day (YYYY-MM-DD) or an ISO 8601 instant'],
+    [['--port', '4000'], 'daybook: --ephemeral listens on a free loopback port: leave out --port and --host'],
+  ] as const) {
+    it(`refuses ${args.join(' ')} with one line and exit 2`, async () => {
+      const ephemeral = startEphemeral([...args]);
+      running.push(ephemeral.child);
+      expect(await ephemeral.exited).to.equal(2);
+      expect(ephemeral.stderr().trim().split('\n')[0]).to.equal(message.startsWith('daybook: --clock') ? `${message} (2027-01-31T09:00:00Z)` : message);
+    });
+  }
+});
