@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { authenticate } from './http/auth.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
+import { type FaultQueue, injectFaults } from './http/faults.js';
 import { type MountOptions, mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
 import { createMailer, type Mailer } from './email/mailer.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   onReply?: ReplyObserver;
   /** Where emails go instead of the mailer the settings describe (daybook/testing captures them). */
   mailer?: Mailer;
+  /** Failures a test asked for, given to the next requests under /api/v1 (daybook/testing). */
+  faults?: FaultQueue;
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -77,6 +80,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
   app.use(hostRequired);
+  if (options.faults) app.use(injectFaults(options.faults, API_PREFIX));
   app.use(routeByPrefix(api, publicPipeline(services, openApi)));
 
   app.services = services;

@@ -5,6 +5,7 @@ import { runJobOnce, startJobPool } from '../jobs/pool.js';
 import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
 import { JOB_NAMES, type JobName } from './books/job-runs.js';
 import type { Mailer } from './email/mailer.js';
+import type { FaultQueue } from './http/faults.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
@@ -48,6 +49,8 @@ export interface StartOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Where emails go instead of the mailer the settings describe. */
   mailer?: Mailer;
+  /** Failures a test asked for (daybook/testing). */
+  faults?: FaultQueue;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -82,6 +85,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
       ...(options.onReply ? { onReply: options.onReply } : {}),
       ...(options.mailer ? { mailer: options.mailer } : {}),
+      ...(options.faults ? { faults: options.faults } : {}),
     });
     server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
   } catch (error) {

@@ -12,6 +12,7 @@ import { loadConfig, type LogLevel } from './config.js';
 import { openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
 import type { MailMessage, Mailer } from './email/mailer.js';
+import { type Fault, FaultQueue } from './http/faults.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 
@@ -86,10 +87,34 @@ export interface RunningDaybook {
   /** Everything that depends on "now" follows it: clock.set('2027-01-31'), clock.advanceDays(45). */
   clock: TestClock;
   outbox: Outbox;
+  /**
+   * The next `count` requests under /api/v1 fail as asked, with the spec's error bodies:
+   * `{status: 429, retryAfterSeconds}` (rate_limited), `{status: 500}` (internal_error, the
+   * request does not run), or `{stallMs}` (answered normally, that much later).
+   */
+  failNext(count: number, failure: TestFailure): void;
   /** Runs a job now (overdue, outbox, rates, backup, housekeeping); none runs on a timer. */
   runJob(name: 'overdue' | 'outbox' | 'rates' | 'backup' | 'housekeeping'): Promise<void>;
   /** Stops the server and removes its books. */
   close(): Promise<void>;
+}
+
+export type TestFailure = { status: 429; retryAfterSeconds?: number } | { status: 500 } | { stallMs: number };
+
+/** The fault a failNext() asks for, or an error naming what is wrong with it. */
+function faultFor(count: number, failure: TestFailure): Fault {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`failNext: count must be a whole number from 1 (got ${count})`);
+  if ('stallMs' in failure) {
+    if (!Number.isInteger(failure.stallMs) || failure.stallMs < 0) throw new Error(`failNext: stallMs must be a whole number of milliseconds (got ${failure.stallMs})`);
+    return { kind: 'stall', ms: failure.stallMs };
+  }
+  if (failure.status === 500) return { kind: 'internal_error' };
+  if (failure.status === 429) {
+    const seconds = failure.retryAfterSeconds ?? 1;
+    if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`failNext: retryAfterSeconds must be a whole number from 1 (got ${seconds})`);
+    return { kind: 'rate_limited', retryAfterSeconds: seconds };
+  }
+  throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
 }
 
 const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
@@ -102,6 +127,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
     const clock = testClock(options.at ?? new Date());
     const made = makeAccount(dbPath, clock, options);
     const outbox = new CapturingMailer();
+    const faults = new FaultQueue();
     const config = loadConfig(
       {},
       {
@@ -116,7 +142,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
         ...JOBS_OFF,
       },
     );
-    const server = await startServer(config, { clock, log: createLogger(config.logLevel), mailer: outbox });
+    const server = await startServer(config, { clock, log: createLogger(config.logLevel), mailer: outbox, faults });
     outbox.payPagesAt(server.url);
     let closed = false;
     return {
@@ -124,6 +150,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
       ...made,
       clock,
       outbox,
+      failNext: (count, failure) => faults.add(count, faultFor(count, failure)),
       runJob: (name) => server.runJob(name),
       async close() {
         if (closed) return;

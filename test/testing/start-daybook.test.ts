@@ -91,6 +91,54 @@ describe('daybook/testing: startDaybook', () => {
     daybook.clock.set(now);
   });
 
+  describe('failNext: failures for a client\'s retry logic, with the spec\'s error bodies', () => {
+    const expectError = (answer: { status: number; body: any }, status: number, code: string) => {
+      expect(answer.status).to.equal(status);
+      expect(Object.keys(answer.body)).to.deep.equal(['error']);
+      expect(answer.body.error.code).to.equal(code);
+    };
+
+    it('answers the next N requests 429 rate_limited with the retry-after asked, then serves again', async () => {
+      daybook.failNext(2, { status: 429, retryAfterSeconds: 7 });
+      for (let i = 0; i < 2; i++) {
+        const response = await fetch(`${daybook.url}/api/v1/businesses`, { headers: { authorization: `Bearer ${daybook.keys[0]!.key}` } });
+        expect(response.headers.get('retry-after')).to.equal('7');
+        expectError({ status: response.status, body: await response.json() }, 429, 'rate_limited');
+      }
+      expect((await call(daybook, 'GET', '/businesses')).status).to.equal(200);
+    });
+
+    it('answers 500 internal_error without running the write, so a retry with the same Idempotency-Key writes it once', async () => {
+      daybook.failNext(1, { status: 500 });
+      const send = () =>
+        fetch(`${daybook.url}/api/v1/customers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${daybook.keys[0]!.key}`, 'content-type': 'application/json', 'idempotency-key': 'retry-me' },
+          body: JSON.stringify({ name: 'Retried Customer' }),
+        }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+      expectError(await send(), 500, 'internal_error');
+      expect((await call(daybook, 'GET', '/customers?search=Retried')).body.customers).to.deep.equal([]);
+      const retried = await send();
+      expect(retried.status).to.equal(201);
+      expect((await send()).body, 'a replay').to.deep.equal(retried.body);
+      expect((await call(daybook, 'GET', '/customers?search=Retried')).body.customers).to.have.lengthOf(1);
+    });
+
+    it('holds a request for the stall asked, then answers it as usual', async () => {
+      daybook.failNext(1, { stallMs: 300 });
+      const started = performance.now();
+      expect((await call(daybook, 'GET', '/businesses')).status).to.equal(200);
+      expect(performance.now() - started, 'held at least the stall').to.be.at.least(290);
+    });
+
+    it('refuses a failure it cannot give, naming what is wrong', () => {
+      expect(() => daybook.failNext(0, { status: 500 })).to.throw('failNext: count must be a whole number from 1 (got 0)');
+      expect(() => daybook.failNext(1, { status: 429, retryAfterSeconds: 0 })).to.throw('failNext: retryAfterSeconds must be a whole number from 1 (got 0)');
+      expect(() => daybook.failNext(1, { stallMs: -5 })).to.throw('failNext: stallMs must be a whole number of milliseconds (got -5)');
+      expect(() => daybook.failNext(1, { status: 503 } as never)).to.throw('failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got {"status":503})');
+    });
+  });
+
   it('refuses a key limited to a business it was not asked to make, naming it', async () => {
     let refused: Error | undefined;
     try {
