@@ -11,6 +11,7 @@ import { authenticate } from './http/auth.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { type FaultQueue, injectFaults } from './http/faults.js';
+import { type ControlHandlers, controlSurface } from './http/control.js';
 import { type MountOptions, mountOperations, type Operation } from './http/operation.js';
 import { CounterStore } from './http/rate-limit.js';
 import { createMailer, type Mailer } from './email/mailer.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   mailer?: Mailer;
   /** Failures a test asked for, given to the next requests under /api/v1 (daybook/testing). */
   faults?: FaultQueue;
+  /** The control surface of `serve --ephemeral --control`; absent otherwise. */
+  control?: ControlHandlers;
 }
 
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
@@ -81,6 +84,7 @@ export function buildApp(options: AppOptions): DaybookApp {
   app.use(noCrossOrigin);
   app.use(hostRequired);
   if (options.faults) app.use(injectFaults(options.faults, API_PREFIX));
+  if (options.control) app.use(controlSurface(options.control));
   app.use(routeByPrefix(api, publicPipeline(services, openApi)));
 
   app.services = services;

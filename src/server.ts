@@ -6,6 +6,7 @@ import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
 import { JOB_NAMES, type JobName } from './books/job-runs.js';
 import type { Mailer } from './email/mailer.js';
 import type { FaultQueue } from './http/faults.js';
+import type { ControlHandlers } from './http/control.js';
 import type { Operation } from './http/operation.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
@@ -51,6 +52,8 @@ export interface StartOptions {
   mailer?: Mailer;
   /** Failures a test asked for (daybook/testing). */
   faults?: FaultQueue;
+  /** The control surface of `serve --ephemeral --control`. */
+  control?: ControlHandlers;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -86,6 +89,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       ...(options.onReply ? { onReply: options.onReply } : {}),
       ...(options.mailer ? { mailer: options.mailer } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
+      ...(options.control ? { control: options.control } : {}),
     });
     server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
   } catch (error) {

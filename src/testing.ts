@@ -13,6 +13,7 @@ import { openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
 import type { MailMessage, Mailer } from './email/mailer.js';
 import { type Fault, FaultQueue } from './http/faults.js';
+import type { ControlHandlers } from './http/control.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 
@@ -40,6 +41,8 @@ export interface StartDaybookOptions {
   siteUrl?: string;
   /** The server's log level (default silent). */
   logLevel?: LogLevel;
+  /** Serve the control surface under /__daybook (`serve --ephemeral --control`; default off). */
+  control?: boolean;
 }
 
 export interface TestKeyOptions {
@@ -104,6 +107,7 @@ export type TestFailure = { status: 429; retryAfterSeconds?: number } | { status
 /** The fault a failNext() asks for, or an error naming what is wrong with it. */
 function faultFor(count: number, failure: TestFailure): Fault {
   if (!Number.isInteger(count) || count < 1) throw new Error(`failNext: count must be a whole number from 1 (got ${count})`);
+  if (typeof failure !== 'object' || failure === null) throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
   if ('stallMs' in failure) {
     if (!Number.isInteger(failure.stallMs) || failure.stallMs < 0) throw new Error(`failNext: stallMs must be a whole number of milliseconds (got ${failure.stallMs})`);
     return { kind: 'stall', ms: failure.stallMs };
@@ -142,7 +146,16 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
         ...JOBS_OFF,
       },
     );
-    const server = await startServer(config, { clock, log: createLogger(config.logLevel), mailer: outbox, faults });
+    let runJob: (name: string) => Promise<void> = () => Promise.reject(new Error('the server is starting'));
+    const control: ControlHandlers = {
+      setClock: (at) => (clock.set(at), clock.now()),
+      advanceDays: (days) => (clock.advanceDays(days), clock.now()),
+      runJob: (name) => runJob(name),
+      outbox: () => outbox.messages(),
+      failNext: (count, failure) => faults.add(count, faultFor(count, failure as TestFailure)),
+    };
+    const server = await startServer(config, { clock, log: createLogger(config.logLevel), mailer: outbox, faults, ...(options.control ? { control } : {}) });
+    runJob = (name) => server.runJob(name);
     outbox.payPagesAt(server.url);
     let closed = false;
     return {
@@ -150,7 +163,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
       ...made,
       clock,
       outbox,
-      failNext: (count, failure) => faults.add(count, faultFor(count, failure)),
+      failNext: control.failNext,
       runJob: (name) => server.runJob(name),
       async close() {
         if (closed) return;

@@ -88,11 +88,13 @@ interface ServeOptions {
   host?: string;
   ephemeral?: boolean;
   clock?: string;
+  control?: boolean;
 }
 
 async function serve(options: ServeOptions, context: CommandContext): Promise<void> {
   if (options.ephemeral) return serveEphemeral(options, context);
   if (options.clock !== undefined) throw new UsageError('--clock is for --ephemeral only: a real server follows the machine\'s clock');
+  if (options.control) throw new UsageError('--control is for --ephemeral only: a real server has no control surface');
   const config = loadConfig(context.io.env, definedOnly({ db: context.globals.db, port: options.port, host: options.host }));
   await serveUntilStopped(context, config, (server) =>
     context.out.result({ url: server.url, port: server.port, host: server.host, db: config.db }, [
@@ -112,7 +114,7 @@ async function serveEphemeral(options: ServeOptions, context: CommandContext): P
   if (context.globals.db !== undefined) throw new UsageError('--ephemeral makes books of its own: leave out --db');
   const testing = await import('../testing.js');
   const at = options.clock === undefined ? undefined : ephemeralClock(testing.clockInstant, options.clock);
-  const daybook = await testing.startDaybook({ ...(at ? { at } : {}), logLevel: loadConfig(context.io.env).logLevel });
+  const daybook = await testing.startDaybook({ ...(at ? { at } : {}), logLevel: loadConfig(context.io.env).logLevel, control: options.control === true });
   const watch = watchForStop(context.io);
   const stdin = context.io.watchStdin();
   try {
@@ -143,5 +145,6 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--host <host>', 'address to listen on (default: HOST, else config)')
     .option('--ephemeral', "throwaway books for another program's tests: prints {url, accountId, businesses, keys} as one JSON line, serves until stdin closes")
     .option('--clock <date>', 'with --ephemeral: the server\'s "now", a day (YYYY-MM-DD) or an ISO 8601 instant')
+    .option('--control', 'with --ephemeral: serve /__daybook/clock, /__daybook/jobs/NAME, /__daybook/outbox and /__daybook/fail-next')
     .action(action(io, serve));
 }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
+import { CliHarness } from './support.js';
 
 /**
  * `daybook serve --ephemeral`: Daybook as a subprocess of another language's test suite. It
@@ -64,6 +65,53 @@ describe('daybook serve --ephemeral', function () {
     expect(ephemeral.stderr()).to.contain('stdin closed: shutting down');
   });
 
+  it('with --control, lets the test set the clock, run a job, read the outbox and ask for failures over HTTP', async () => {
+    const ephemeral = startEphemeral(['--clock', '2027-01-04', '--control']);
+    running.push(ephemeral.child);
+    const ready = JSON.parse(await ephemeral.line) as { url: string; keys: { key: string }[] };
+    const headers = { authorization: `Bearer ${ready.keys[0]!.key}`, 'content-type': 'application/json' };
+    const control = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${ready.url}/__daybook${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const api = async (method: string, path: string, body?: unknown) =>
+      (await fetch(`${ready.url}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).json() as Promise<any>;
+
+    const revenue = (await api('GET', '/accounts?type=revenue')).accounts[0].id;
+    const customer = await api('POST', '/customers', { name: 'Acme Corp', email: 'ap@acme.example' });
+    const invoice = await api('POST', '/invoices', { customerId: customer.id, paymentTermsDays: 30, lines: [{ description: 'Work', quantity: '1', unitPriceCents: '10000', accountId: revenue }] });
+    await api('POST', `/invoices/${invoice.invoiceId}/send`);
+    const outbox = await control('GET', '/outbox');
+    expect(outbox.body.messages.map((email: { to: string }) => email.to)).to.deep.equal(['ap@acme.example']);
+    expect(outbox.body.messages[0].payUrl.startsWith(`${ready.url}/pay/`)).to.equal(true);
+
+    expect(await control('POST', '/clock', { at: '2027-02-20' })).to.deep.equal({ status: 200, body: { now: '2027-02-20T00:00:00.000Z' } });
+    expect(await control('POST', '/jobs/overdue')).to.deep.equal({ status: 200, body: { ran: 'overdue' } });
+    expect((await api('GET', `/invoices/${invoice.invoiceId}`)).status).to.equal('overdue');
+    expect((await control('POST', '/clock', { advanceDays: 10 })).body).to.deep.equal({ now: '2027-03-02T00:00:00.000Z' });
+
+    expect(await control('POST', '/fail-next', { count: 1, failure: { status: 500 } })).to.deep.equal({ status: 200, body: { ok: true } });
+    expect((await api('GET', '/businesses')).error.code).to.equal('internal_error');
+
+    const badClock = await control('POST', '/clock', { at: '2027-02-30' });
+    expect(badClock.status).to.equal(422);
+    expect(badClock.body.error.message).to.equal('at: "2027-02-30" is not a day (YYYY-MM-DD) or an ISO 8601 instant (2027-01-31T09:00:00Z)');
+    expect((await control('POST', '/jobs/nothing')).body.error.code).to.equal('not_found');
+    ephemeral.child.stdin!.end();
+    expect(await ephemeral.exited).to.equal(0);
+  });
+
+  it('has no control surface without --control: /__daybook answers the JSON 404', async () => {
+    const ephemeral = startEphemeral([]);
+    running.push(ephemeral.child);
+    const ready = JSON.parse(await ephemeral.line) as { url: string };
+    const res = await fetch(`${ready.url}/__daybook/outbox`);
+    expect(res.status).to.equal(404);
+    expect(((await res.json()) as any).error.code).to.equal('not_found');
+    ephemeral.child.stdin!.end();
+    expect(await ephemeral.exited).to.equal(0);
+  });
+
   it('exits 0 on SIGTERM', async () => {
     const ephemeral = startEphemeral([]);
     running.push(ephemeral.child);
@@ -81,6 +129,20 @@ describe('daybook serve --ephemeral', function () {
       running.push(ephemeral.child);
       expect(await ephemeral.exited).to.equal(2);
       expect(ephemeral.stderr().trim().split('\n')[0]).to.equal(message.startsWith('daybook: --clock') ? `${message} (2027-01-31T09:00:00Z)` : message);
+    });
+  }
+
+  for (const flag of [['--control'], ['--clock', '2027-01-04']]) {
+    it(`refuses ${flag[0]} without --ephemeral (exit 2), serving nothing`, async () => {
+      const cli = new CliHarness();
+      try {
+        const result = await cli.run(['serve', '--port', '0', ...flag]);
+        expect(result.code).to.equal(2);
+        expect(result.stderr).to.match(new RegExp(`^daybook: ${flag[0]} is for --ephemeral only`));
+        expect(result.stdout).to.equal('');
+      } finally {
+        cli.cleanup();
+      }
     });
   }
 });
