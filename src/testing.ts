@@ -15,6 +15,7 @@ import type { MailMessage, Mailer } from './email/mailer.js';
 import { type Fault, FaultQueue } from './http/faults.js';
 import type { ControlHandlers } from './http/control.js';
 import { createLogger } from './log.js';
+import { seedDemo } from '../db/seeds/demo.js';
 import { startServer } from './server.js';
 
 /**
@@ -43,6 +44,12 @@ export interface StartDaybookOptions {
   logLevel?: LogLevel;
   /** Serve the control surface under /__daybook (`serve --ephemeral --control`; default off). */
   control?: boolean;
+  /**
+   * Books to start from instead of an empty account: 'demo' is the demo's books (two
+   * businesses, two years of history dated back from the clock, invoices in every state, a
+   * review queue), with its own account and one Read and write key.
+   */
+  fixture?: 'demo';
 }
 
 export interface TestKeyOptions {
@@ -129,7 +136,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
     const dbPath = join(dir, 'books.sqlite');
     copyFileSync(await migratedTemplate(), dbPath);
     const clock = testClock(options.at ?? new Date());
-    const made = makeAccount(dbPath, clock, options);
+    const made = options.fixture === 'demo' ? demoAccount(dbPath, clock, options) : makeAccount(dbPath, clock, options);
     const outbox = new CapturingMailer();
     const faults = new FaultQueue();
     const config = loadConfig(
@@ -226,7 +233,23 @@ function migratedTemplate(): Promise<string> {
   return template;
 }
 
-function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'> {
+type MadeAccount = Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'>;
+
+function demoAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): MadeAccount {
+  for (const option of ['accountName', 'businesses', 'keys', 'plan'] as const) {
+    if (options[option] !== undefined) throw new Error(`startDaybook: the demo fixture makes its own account, businesses and key; leave out ${option}`);
+  }
+  const db = openDb(dbPath);
+  try {
+    const demo = seedDemo(db, clock, options.siteUrl ? { siteUrl: options.siteUrl } : {});
+    if (!options.rateLimits) updateTenant(db, clock, CLI_ACTOR, demo.tenantId, { rateLimit: { mode: 'off' } });
+    return { accountId: demo.tenantId, businesses: demo.businesses, keys: [{ id: demo.keyId, name: 'demo key', access: 'read_write', key: demo.key }] };
+  } finally {
+    db.close();
+  }
+}
+
+function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): MadeAccount {
   const db = openDb(dbPath);
   try {
     const tenant = createTenant(db, clock, CLI_ACTOR, { name: options.accountName ?? 'Test Account', plan: options.plan ?? 'large' });

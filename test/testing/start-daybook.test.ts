@@ -150,6 +150,32 @@ describe('daybook/testing: startDaybook', () => {
   });
 });
 
+describe('daybook/testing: the demo fixture', () => {
+  it('starts from the demo books: two businesses with history, invoices, a review queue, and a working key', async () => {
+    const started = performance.now();
+    const daybook = await startDaybook({ fixture: 'demo', at: '2027-01-04T09:00:00Z' });
+    try {
+      console.log(`      startDaybook({fixture: 'demo'}): up in ${Math.round(performance.now() - started)} ms`);
+      expect(daybook.businesses.map((business) => business.name)).to.have.lengthOf(2);
+      const entityId = daybook.businesses[0]!.id;
+      const invoices = await call(daybook, 'GET', `/invoices?entityId=${entityId}&limit=100`);
+      expect(new Set(invoices.body.invoices.map((invoice: { status: string }) => invoice.status))).to.include.members(['draft', 'paid', 'overdue']);
+      const aging = await call(daybook, 'GET', `/reports/ar-aging?entityId=${entityId}`);
+      expect(BigInt(aging.body.grandTotal.cents)).to.be.greaterThan(0n);
+      const queue = await call(daybook, 'GET', `/review-queue?entityId=${entityId}`);
+      expect(queue.body.highConfidence.length + queue.body.needsReview.length).to.be.greaterThan(0);
+    } finally {
+      await daybook.close();
+    }
+  });
+
+  it('refuses options the demo fixture makes itself', async () => {
+    let refused: Error | undefined;
+    await startDaybook({ fixture: 'demo', businesses: ['Mine'] }).catch((error: Error) => (refused = error));
+    expect(refused?.message).to.equal('startDaybook: the demo fixture makes its own account, businesses and key; leave out businesses');
+  });
+});
+
 describe('daybook/testing: the package entry', () => {
   it('is exported as daybook/testing, with its types (built by npm ci)', async () => {
     const entry = (await import('daybook/testing')) as { startDaybook?: unknown };
