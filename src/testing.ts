@@ -16,6 +16,7 @@ import { type Fault, FaultQueue } from './http/faults.js';
 import type { ControlHandlers } from './http/control.js';
 import { createLogger } from './log.js';
 import { seedDemo } from '../db/seeds/demo.js';
+import { checkFixture, type Fixture, loadFixture } from './testing-fixture.js';
 import { startServer } from './server.js';
 
 /**
@@ -24,6 +25,8 @@ import { startServer } from './server.js';
  * account, businesses and keys made as asked, a clock the test sets, and the emails it would
  * have sent kept in an outbox instead. Nothing is shared between two of them.
  */
+
+export type { Fixture } from './testing-fixture.js';
 
 export interface StartDaybookOptions {
   /** The clock's start, an ISO date or instant (default: now). */
@@ -45,11 +48,12 @@ export interface StartDaybookOptions {
   /** Serve the control surface under /__daybook (`serve --ephemeral --control`; default off). */
   control?: boolean;
   /**
-   * Books to start from instead of an empty account: 'demo' is the demo's books (two
+   * Books to start from instead of an empty account: a fixture (docs/testing-with-daybook.md;
+   * a bad one is refused with the path of the bad field), or 'demo', the demo's books (two
    * businesses, two years of history dated back from the clock, invoices in every state, a
-   * review queue), with its own account and one Read and write key.
+   * review queue) with their own account and one Read and write key.
    */
-  fixture?: 'demo';
+  fixture?: 'demo' | Fixture;
 }
 
 export interface TestKeyOptions {
@@ -136,7 +140,6 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
     const dbPath = join(dir, 'books.sqlite');
     copyFileSync(await migratedTemplate(), dbPath);
     const clock = testClock(options.at ?? new Date());
-    const made = options.fixture === 'demo' ? demoAccount(dbPath, clock, options) : makeAccount(dbPath, clock, options);
     const outbox = new CapturingMailer();
     const faults = new FaultQueue();
     const config = loadConfig(
@@ -153,6 +156,7 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
         ...JOBS_OFF,
       },
     );
+    const made = options.fixture === 'demo' ? demoAccount(dbPath, clock, options) : makeAccount(dbPath, clock, options, config.siteUrl);
     let runJob: (name: string) => Promise<void> = () => Promise.reject(new Error('the server is starting'));
     const control: ControlHandlers = {
       setClock: (at) => (clock.set(at), clock.now()),
@@ -249,12 +253,17 @@ function demoAccount(dbPath: string, clock: TestClock, options: StartDaybookOpti
   }
 }
 
-function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): MadeAccount {
+function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions, siteUrl: string): MadeAccount {
+  const fixture = options.fixture === undefined || options.fixture === 'demo' ? undefined : checkFixture(options.fixture);
+  if (fixture?.accountName !== undefined && options.accountName !== undefined) throw new Error('startDaybook: the fixture names the account; leave out accountName');
+  if (fixture?.businesses !== undefined && options.businesses !== undefined) throw new Error('startDaybook: the fixture names the businesses; leave out businesses');
   const db = openDb(dbPath);
   try {
-    const tenant = createTenant(db, clock, CLI_ACTOR, { name: options.accountName ?? 'Test Account', plan: options.plan ?? 'large' });
+    const tenant = createTenant(db, clock, CLI_ACTOR, { name: fixture?.accountName ?? options.accountName ?? 'Test Account', plan: options.plan ?? 'large' });
     if (!options.rateLimits) updateTenant(db, clock, CLI_ACTOR, tenant.id, { rateLimit: { mode: 'off' } });
-    const businesses: Business[] = (options.businesses ?? ['Test Business']).map((name) => createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name }));
+    const names = fixture?.businesses?.map((business) => business.name) ?? options.businesses ?? ['Test Business'];
+    const businesses: Business[] = names.map((name) => createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name }));
+    if (fixture) loadFixture(db, clock, tenant.id, businesses, fixture, siteUrl);
     const byName = (name: string): string => {
       const found = businesses.find((business) => business.name === name);
       if (!found) throw new Error(`startDaybook: key limited to "${name}", which is not one of the businesses (${businesses.map((b) => b.name).join(', ')})`);

@@ -5,6 +5,8 @@ import type { RunningServer } from '../server.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, migrateBooks } from './context.js';
 import { UsageError } from './errors.js';
+import { readFileSync } from 'node:fs';
+import type { Fixture } from '../testing-fixture.js';
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** A second signal during shutdown exits at once, with the shell's 128 + signal number. */
@@ -89,12 +91,14 @@ interface ServeOptions {
   ephemeral?: boolean;
   clock?: string;
   control?: boolean;
+  fixture?: string;
 }
 
 async function serve(options: ServeOptions, context: CommandContext): Promise<void> {
   if (options.ephemeral) return serveEphemeral(options, context);
   if (options.clock !== undefined) throw new UsageError('--clock is for --ephemeral only: a real server follows the machine\'s clock');
   if (options.control) throw new UsageError('--control is for --ephemeral only: a real server has no control surface');
+  if (options.fixture !== undefined) throw new UsageError('--fixture is for --ephemeral only: a real server serves its own books');
   const config = loadConfig(context.io.env, definedOnly({ db: context.globals.db, port: options.port, host: options.host }));
   await serveUntilStopped(context, config, (server) =>
     context.out.result({ url: server.url, port: server.port, host: server.host, db: config.db }, [
@@ -112,9 +116,14 @@ async function serve(options: ServeOptions, context: CommandContext): Promise<vo
 async function serveEphemeral(options: ServeOptions, context: CommandContext): Promise<void> {
   if (options.port !== undefined || options.host !== undefined) throw new UsageError('--ephemeral listens on a free loopback port: leave out --port and --host');
   if (context.globals.db !== undefined) throw new UsageError('--ephemeral makes books of its own: leave out --db');
-  const testing = await import('../testing.js');
+  const [testing, { FixtureError }] = await Promise.all([import('../testing.js'), import('../testing-fixture.js')]);
   const at = options.clock === undefined ? undefined : ephemeralClock(testing.clockInstant, options.clock);
-  const daybook = await testing.startDaybook({ ...(at ? { at } : {}), logLevel: loadConfig(context.io.env).logLevel, control: options.control === true });
+  const fixture = options.fixture === undefined ? undefined : readFixture(options.fixture);
+  const daybook = await testing
+    .startDaybook({ ...(at ? { at } : {}), ...(fixture ? { fixture } : {}), logLevel: loadConfig(context.io.env).logLevel, control: options.control === true })
+    .catch((error: unknown) => {
+      throw error instanceof FixtureError ? new UsageError(`--fixture ${options.fixture}: ${error.message.replace(/^fixture: /, '')}`) : error;
+    });
   const watch = watchForStop(context.io);
   const stdin = context.io.watchStdin();
   try {
@@ -126,6 +135,22 @@ async function serveEphemeral(options: ServeOptions, context: CommandContext): P
     await daybook.close();
     watch.dispose();
     stdin.dispose();
+  }
+}
+
+/** `demo`, or the JSON of the fixture file (checked by startDaybook). */
+function readFixture(file: string): 'demo' | Fixture {
+  if (file === 'demo') return 'demo';
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--fixture: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as Fixture;
+  } catch (error) {
+    throw new UsageError(`--fixture: ${file} is not JSON: ${(error as Error).message}`);
   }
 }
 
@@ -146,5 +171,6 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--ephemeral', "throwaway books for another program's tests: prints {url, accountId, businesses, keys} as one JSON line, serves until stdin closes")
     .option('--clock <date>', 'with --ephemeral: the server\'s "now", a day (YYYY-MM-DD) or an ISO 8601 instant')
     .option('--control', 'with --ephemeral: serve /__daybook/clock, /__daybook/jobs/NAME, /__daybook/outbox and /__daybook/fail-next')
+    .option('--fixture <file>', 'with --ephemeral: start from the books a JSON fixture describes, or "demo" for the demo\'s books')
     .action(action(io, serve));
 }

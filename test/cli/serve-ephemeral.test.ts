@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { CliHarness } from './support.js';
@@ -110,6 +111,38 @@ describe('daybook serve --ephemeral', function () {
     expect(((await res.json()) as any).error.code).to.equal('not_found');
     ephemeral.child.stdin!.end();
     expect(await ephemeral.exited).to.equal(0);
+  });
+
+  it('with --fixture FILE, starts from the books the fixture describes', async () => {
+    const cli = new CliHarness();
+    try {
+      const file = join(cli.dir, 'fixture.json');
+      writeFileSync(file, JSON.stringify({ businesses: [{ name: 'From The File' }], customers: [{ name: 'Filed Customer' }] }));
+      const ephemeral = startEphemeral(['--fixture', file]);
+      running.push(ephemeral.child);
+      const ready = JSON.parse(await ephemeral.line) as { url: string; businesses: { name: string }[]; keys: { key: string }[] };
+      expect(ready.businesses.map((business) => business.name)).to.deep.equal(['From The File']);
+      const customers = (await (await fetch(`${ready.url}/api/v1/customers`, { headers: { authorization: `Bearer ${ready.keys[0]!.key}` } })).json()) as { customers: { name: string }[] };
+      expect(customers.customers.map((customer) => customer.name)).to.deep.equal(['Filed Customer']);
+      ephemeral.child.stdin!.end();
+      expect(await ephemeral.exited).to.equal(0);
+    } finally {
+      cli.cleanup();
+    }
+  });
+
+  it('refuses a fixture that does not validate with the path of the bad field (exit 2)', async () => {
+    const cli = new CliHarness();
+    try {
+      const file = join(cli.dir, 'bad.json');
+      writeFileSync(file, JSON.stringify({ customers: [{ name: 'A', email: 7 }] }));
+      const ephemeral = startEphemeral(['--fixture', file]);
+      running.push(ephemeral.child);
+      expect(await ephemeral.exited).to.equal(2);
+      expect(ephemeral.stderr()).to.match(new RegExp(`^daybook: --fixture ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: customers\\.0\\.email: `));
+    } finally {
+      cli.cleanup();
+    }
   });
 
   it('exits 0 on SIGTERM', async () => {

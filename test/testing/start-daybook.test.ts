@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
-import { type RunningDaybook, startDaybook } from '../../src/testing.js';
+import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing.js';
 
 /**
  * daybook/testing: a throwaway server for other products' test suites. Each test talks to it
@@ -161,7 +161,7 @@ describe('daybook/testing: the demo fixture', () => {
       const invoices = await call(daybook, 'GET', `/invoices?entityId=${entityId}&limit=100`);
       expect(new Set(invoices.body.invoices.map((invoice: { status: string }) => invoice.status))).to.include.members(['draft', 'paid', 'overdue']);
       const aging = await call(daybook, 'GET', `/reports/ar-aging?entityId=${entityId}`);
-      expect(BigInt(aging.body.grandTotal.cents)).to.be.greaterThan(0n);
+      expect(BigInt(aging.body.grandTotal.cents) > 0n, 'receivables outstanding').to.equal(true);
       const queue = await call(daybook, 'GET', `/review-queue?entityId=${entityId}`);
       expect(queue.body.highConfidence.length + queue.body.needsReview.length).to.be.greaterThan(0);
     } finally {
@@ -174,6 +174,76 @@ describe('daybook/testing: the demo fixture', () => {
     await startDaybook({ fixture: 'demo', businesses: ['Mine'] }).catch((error: Error) => (refused = error));
     expect(refused?.message).to.equal('startDaybook: the demo fixture makes its own account, businesses and key; leave out businesses');
   });
+});
+
+describe('daybook/testing: books from a JSON fixture', () => {
+  const fixture = {
+    accountName: 'Fixture Firm',
+    businesses: [{ name: 'Harbor Coffee' }],
+    rates: [{ currency: 'EUR', date: '2027-01-04', usdPerUnit: '1.08' }],
+    customers: [
+      { name: 'Acme Corp', email: 'ap@acme.example', paymentTermsDays: 30 },
+      { name: 'Berlin GmbH', email: 'ap@berlin.example', currency: 'EUR' },
+    ],
+    vendors: [{ name: 'Staples' }],
+    expenses: [{ date: '2027-01-02', amountCents: '4599', vendor: 'Staples', account: 'Office Supplies', memo: 'paper' }],
+    invoices: [
+      { customer: 'Acme Corp', issueDate: '2027-01-04', lines: [{ description: 'Draft work', quantity: '1', unitPriceCents: '10000', account: 'Service Revenue' }] },
+      { customer: 'Acme Corp', issueDate: '2027-01-04', lines: [{ description: 'Sent work', quantity: '2', unitPriceCents: '12500', account: 'Service Revenue' }], sent: true },
+      {
+        customer: 'Acme Corp',
+        issueDate: '2027-01-04',
+        lines: [{ description: 'Half paid', quantity: '1', unitPriceCents: '20000', account: 'Service Revenue' }],
+        sent: true,
+        payments: [{ amountCents: '5000', method: 'check' }],
+      },
+      {
+        customer: 'Berlin GmbH',
+        issueDate: '2027-01-04',
+        currency: 'EUR',
+        lines: [{ description: 'Euro work', quantity: '1', unitPriceCents: '30000', account: 'Service Revenue' }],
+        sent: true,
+        payments: [{ amountCents: '30000', method: 'wire' }],
+      },
+    ],
+    bankStatements: [{ csv: 'date,description,amount,vendor\n2027-01-03,"Coffee beans",-84.20,Roastery\n2027-01-03,"Milk",-21.00,Dairy Co\n' }],
+  };
+
+  it('seeds customers, rates, expenses, invoices in each state and a bank statement, through the books functions', async () => {
+    const daybook = await startDaybook({ at: '2027-01-04T12:00:00Z', fixture: fixture as Fixture });
+    try {
+      expect((await call(daybook, 'GET', '/businesses')).body.accountName).to.equal('Fixture Firm');
+      const invoices = (await call(daybook, 'GET', '/invoices')).body.invoices as { status: string; total: { cents: string; currency: string } }[];
+      expect(invoices.map((invoice) => invoice.status).sort()).to.deep.equal(['draft', 'paid', 'partially_paid', 'sent']);
+      expect(invoices.find((invoice) => invoice.status === 'paid')?.total).to.include({ cents: '30000', currency: 'EUR' });
+      const expenses = (await call(daybook, 'GET', '/transactions?text=Staples')).body.transactions;
+      expect(expenses).to.have.lengthOf(1);
+      const queue = (await call(daybook, 'GET', '/review-queue')).body;
+      expect(queue.highConfidence.length + queue.needsReview.length).to.equal(2);
+      const trial = (await call(daybook, 'GET', '/reports/trial-balance?asOf=2027-01-04')).body;
+      expect(trial.totals.debit.cents).to.equal(trial.totals.credit.cents);
+      expect(daybook.outbox.messages(), 'the fixture\'s emails are history').to.deep.equal([]);
+    } finally {
+      await daybook.close();
+    }
+  });
+
+  for (const [what, bad, message] of [
+    ['a field of the wrong type', { customers: [{ name: 'A', email: 7 }] }, 'fixture: customers.0.email: '],
+    ['an unknown field', { customers: [{ name: 'A', nickname: 'a' }] }, 'fixture: customers.0.nickname: is not a recognized field'],
+    ['a customer the fixture does not have', { invoices: [{ customer: 'Nobody', lines: [{ description: 'x', quantity: '1', unitPriceCents: '1', account: 'Service Revenue' }] }] }, 'fixture: invoices.0.customer: no customer named "Nobody"'],
+    ['an account the business does not have', { expenses: [{ date: '2027-01-02', amountCents: '1', vendor: 'V', account: 'Yachts' }] }, 'fixture: expenses.0.account: no postable account named "Yachts"'],
+    ['a payment on a draft', { customers: [{ name: 'A' }], invoices: [{ customer: 'A', lines: [{ description: 'x', quantity: '1', unitPriceCents: '100', account: 'Service Revenue' }], payments: [{ amountCents: '1', method: 'cash' }] }] }, 'fixture: invoices.0.payments: a draft takes no payment'],
+    ['a payment over the balance', { customers: [{ name: 'A' }], invoices: [{ customer: 'A', sent: true, lines: [{ description: 'x', quantity: '1', unitPriceCents: '100', account: 'Service Revenue' }], payments: [{ amountCents: '500', method: 'cash' }] }] }, 'fixture: invoices.0.payments.0: amountCents: '],
+  ] as const) {
+    it(`refuses ${what}, naming the path, and leaves nothing behind`, async () => {
+      const before = testingFolders();
+      let refused: Error | undefined;
+      await startDaybook({ at: '2027-01-04', fixture: bad as never }).catch((error: Error) => (refused = error));
+      expect(refused?.message.startsWith(message), refused?.message).to.equal(true);
+      expect(testingFolders()).to.deep.equal(before);
+    });
+  }
 });
 
 describe('daybook/testing: the package entry', () => {
