@@ -11,8 +11,8 @@ import { isIsoDate } from './dates.js';
 import { loadConfig, type LogLevel } from './config.js';
 import { openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
-import type { MailMessage, Mailer } from './email/mailer.js';
-import { type Fault, FaultQueue } from './http/faults.js';
+import { FaultQueue, faultFor, type TestFailure } from './http/faults.js';
+import { CapturingMailer, type Outbox } from './email/captured-outbox.js';
 import type { ControlHandlers } from './http/control.js';
 import { createLogger } from './log.js';
 import { seedDemo } from '../db/seeds/demo.js';
@@ -27,6 +27,8 @@ import { startServer } from './server.js';
  */
 
 export type { Fixture } from './testing-fixture.js';
+export type { CapturedEmail, Outbox } from './email/captured-outbox.js';
+export type { TestFailure } from './http/faults.js';
 
 export interface StartDaybookOptions {
   /** The clock's start, an ISO date or instant (default: now). */
@@ -75,23 +77,6 @@ export interface TestKey {
   key: string;
 }
 
-/** An email Daybook sent, as the customer would have received it. */
-export interface CapturedEmail {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-  /** The email's pay link, pointing at this server so a test can follow it; null when it has none. */
-  payUrl: string | null;
-}
-
-export interface Outbox {
-  /** Every email sent so far, oldest first. */
-  messages(): CapturedEmail[];
-  /** The first email (already sent or still to come) for which `predicate` holds; rejects after `timeoutMs` (default 5 s). */
-  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs?: number): Promise<CapturedEmail>;
-}
-
 export interface RunningDaybook {
   /** Base address, e.g. http://127.0.0.1:41234; the API is under /api/v1. */
   url: string;
@@ -111,25 +96,6 @@ export interface RunningDaybook {
   runJob(name: 'overdue' | 'outbox' | 'rates' | 'backup' | 'housekeeping'): Promise<void>;
   /** Stops the server and removes its books. */
   close(): Promise<void>;
-}
-
-export type TestFailure = { status: 429; retryAfterSeconds?: number } | { status: 500 } | { stallMs: number };
-
-/** The fault a failNext() asks for, or an error naming what is wrong with it. */
-function faultFor(count: number, failure: TestFailure): Fault {
-  if (!Number.isInteger(count) || count < 1) throw new Error(`failNext: count must be a whole number from 1 (got ${count})`);
-  if (typeof failure !== 'object' || failure === null) throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
-  if ('stallMs' in failure) {
-    if (!Number.isInteger(failure.stallMs) || failure.stallMs < 0) throw new Error(`failNext: stallMs must be a whole number of milliseconds (got ${failure.stallMs})`);
-    return { kind: 'stall', ms: failure.stallMs };
-  }
-  if (failure.status === 500) return { kind: 'internal_error' };
-  if (failure.status === 429) {
-    const seconds = failure.retryAfterSeconds ?? 1;
-    if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`failNext: retryAfterSeconds must be a whole number from 1 (got ${seconds})`);
-    return { kind: 'rate_limited', retryAfterSeconds: seconds };
-  }
-  throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
 }
 
 const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
@@ -282,58 +248,5 @@ function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOpti
     return { accountId: tenant.id, businesses: businesses.map(({ id, name }) => ({ id, name })), keys };
   } finally {
     db.close();
-  }
-}
-
-const PAY_LINK = /https?:\/\/\S+?\/pay\/([A-Za-z0-9_-]+)/;
-
-/** A mailer that keeps what it is given, for a test to read. */
-class CapturingMailer implements Mailer, Outbox {
-  private readonly sent: CapturedEmail[] = [];
-  private readonly waiting = new Set<() => void>();
-  private serverUrl = '';
-
-  /** Where the pay pages are served: each email's payUrl points there. */
-  payPagesAt(url: string): void {
-    this.serverUrl = url;
-  }
-
-  send(message: MailMessage): Promise<void> {
-    const token = PAY_LINK.exec(message.text)?.[1];
-    this.sent.push({
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      html: message.html,
-      payUrl: token === undefined ? null : `${this.serverUrl}/pay/${token}`,
-    });
-    for (const wake of this.waiting) wake();
-    return Promise.resolve();
-  }
-
-  close(): void {}
-
-  messages(): CapturedEmail[] {
-    return [...this.sent];
-  }
-
-  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs = 5_000): Promise<CapturedEmail> {
-    return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = this.sent.find(predicate);
-        if (!found) return false;
-        this.waiting.delete(wake);
-        clearTimeout(timer);
-        resolve(found);
-        return true;
-      };
-      const wake = (): void => void check();
-      const timer = setTimeout(() => {
-        this.waiting.delete(wake);
-        reject(new Error(`no email matching within ${timeoutMs} ms; ${this.sent.length} sent: ${this.sent.map((email) => `"${email.subject}" to ${email.to}`).join(', ') || 'none'}`));
-      }, timeoutMs);
-      this.waiting.add(wake);
-      check();
-    });
   }
 }

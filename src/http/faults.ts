@@ -35,3 +35,23 @@ export function injectFaults(queue: FaultQueue, apiPrefix: string): AppMiddlewar
     throw new ApiError('internal_error', 'Something went wrong on our side. Retry once or twice with the same Idempotency-Key.');
   };
 }
+
+/** What daybook/testing's failNext takes. */
+export type TestFailure = { status: 429; retryAfterSeconds?: number } | { status: 500 } | { stallMs: number };
+
+/** The fault a failNext() asks for, or an error naming what is wrong with it. */
+export function faultFor(count: number, failure: TestFailure): Fault {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`failNext: count must be a whole number from 1 (got ${count})`);
+  if (typeof failure !== 'object' || failure === null) throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
+  if ('stallMs' in failure) {
+    if (!Number.isInteger(failure.stallMs) || failure.stallMs < 0) throw new Error(`failNext: stallMs must be a whole number of milliseconds (got ${failure.stallMs})`);
+    return { kind: 'stall', ms: failure.stallMs };
+  }
+  if (failure.status === 500) return { kind: 'internal_error' };
+  if (failure.status === 429) {
+    const seconds = failure.retryAfterSeconds ?? 1;
+    if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`failNext: retryAfterSeconds must be a whole number from 1 (got ${seconds})`);
+    return { kind: 'rate_limited', retryAfterSeconds: seconds };
+  }
+  throw new Error(`failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got ${JSON.stringify(failure)})`);
+}

@@ -1,0 +1,76 @@
+import type { MailMessage, Mailer } from './mailer.js';
+
+/**
+ * The outbox of daybook/testing: a mailer that keeps every email instead of sending it, for
+ * a test to read, with each email's pay link pointed at the test's own server.
+ */
+
+/** An email Daybook sent, as the customer would have received it. */
+export interface CapturedEmail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** The email's pay link, pointing at this server so a test can follow it; null when it has none. */
+  payUrl: string | null;
+}
+
+export interface Outbox {
+  /** Every email sent so far, oldest first. */
+  messages(): CapturedEmail[];
+  /** The first email (already sent or still to come) for which `predicate` holds; rejects after `timeoutMs` (default 5 s). */
+  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs?: number): Promise<CapturedEmail>;
+}
+
+const PAY_LINK = /https?:\/\/\S+?\/pay\/([A-Za-z0-9_-]+)/;
+
+/** A mailer that keeps what it is given, for a test to read. */
+export class CapturingMailer implements Mailer, Outbox {
+  private readonly sent: CapturedEmail[] = [];
+  private readonly waiting = new Set<() => void>();
+  private serverUrl = '';
+
+  /** Where the pay pages are served: each email's payUrl points there. */
+  payPagesAt(url: string): void {
+    this.serverUrl = url;
+  }
+
+  send(message: MailMessage): Promise<void> {
+    const token = PAY_LINK.exec(message.text)?.[1];
+    this.sent.push({
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      payUrl: token === undefined ? null : `${this.serverUrl}/pay/${token}`,
+    });
+    for (const wake of this.waiting) wake();
+    return Promise.resolve();
+  }
+
+  close(): void {}
+
+  messages(): CapturedEmail[] {
+    return [...this.sent];
+  }
+
+  waitFor(predicate: (email: CapturedEmail) => boolean, timeoutMs = 5_000): Promise<CapturedEmail> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.sent.find(predicate);
+        if (!found) return false;
+        this.waiting.delete(wake);
+        clearTimeout(timer);
+        resolve(found);
+        return true;
+      };
+      const wake = (): void => void check();
+      const timer = setTimeout(() => {
+        this.waiting.delete(wake);
+        reject(new Error(`no email matching within ${timeoutMs} ms; ${this.sent.length} sent: ${this.sent.map((email) => `"${email.subject}" to ${email.to}`).join(', ') || 'none'}`));
+      }, timeoutMs);
+      this.waiting.add(wake);
+      check();
+    });
+  }
+}
