@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,5 +280,33 @@ describe('daybook/testing: instances side by side', () => {
     let refused = false;
     await fetch(`${first.url}/healthz`).catch(() => (refused = true));
     expect(refused, 'a closed server answers nothing').to.equal(true);
+  });
+});
+
+describe('daybook/testing: nothing left running', function () {
+  this.timeout(30_000);
+  it('lets a process that started, used and closed a server end by itself (no handle left open, as mocha without --exit needs)', async () => {
+    const script = `
+      import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing.ts'))};
+      const daybook = await startDaybook();
+      await daybook.outbox.waitFor(() => false, 50).catch(() => {});
+      await fetch(daybook.url + '/healthz');
+      await daybook.close();
+      console.log('closed');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => void (out += chunk.toString()));
+    const ended = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 20_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    expect(out.trim()).to.equal('closed');
+    expect(ended, 'exit code; null means it was still running 20 s later').to.equal(0);
   });
 });
