@@ -104,14 +104,14 @@ describe('A full disk under a running server', function () {
   });
 
   it('says so on /healthz (503 "the disk of the books is full")', async function () {
-    if (!mounted) this.skip(); // no mount allowed here: a file-size limit leaves the disk itself with room, so /healthz has nothing to see
+    if (!mounted) this.skip(); // reason: this machine allows no mount; a file-size limit leaves the disk itself with room, so /healthz has nothing to see
     const health = await sendRequest(server.url, 'GET', '/healthz');
     expect(health.status).to.equal(503);
     expect(health.body.problem).to.match(/^the disk of the books is full: [0-9]+ bytes free$/);
   });
 
   it('takes writes again once room is made, without a restart', async function () {
-    if (!mounted) this.skip(); // no mount allowed here: under a file-size limit no room can be made for the running process
+    if (!mounted) this.skip(); // reason: this machine allows no mount; under a file-size limit no room can be made for the running process
     rmSync(filler!);
     expect((await sendRequest(server.url, 'GET', '/healthz')).body, 'healthy again').to.deep.equal({ ok: true });
     const afterRoom = randomUUID();
