@@ -285,40 +285,57 @@ async function writeAll(socket: ReturnType<typeof connect>, data: Buffer, stop: 
 
 /** A complete HTTP/1.1 response from the bytes so far, or null while more are needed. */
 export function parseResponse(bytes: Buffer, connectionEnded = false): TestResponse | null {
-  const headEnd = bytes.indexOf('\r\n\r\n');
-  if (headEnd < 0) return null;
-  const [statusLine, ...headerLines] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
-  const status = Number(/^HTTP\/1\.[01] ([0-9]{3})/.exec(statusLine ?? '')?.[1] ?? 0);
-  const headers: Record<string, string> = {};
-  for (const line of headerLines) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  return parseAnswer(bytes, false, connectionEnded)?.response ?? null;
+}
+
+/** One whole HTTP/1.1 answer at the start of `bytes` (interim 1xx ones skipped), and how many bytes it took; null while more are needed. */
+export function parseAnswer(bytes: Buffer, head: boolean, ended: boolean): { response: TestResponse; length: number } | null {
+  let at = 0;
+  for (;;) {
+    const headEnd = bytes.indexOf('\r\n\r\n', at);
+    if (headEnd < 0) return null;
+    const [statusLine, ...lines] = bytes.subarray(at, headEnd).toString('latin1').split('\r\n');
+    const status = Number(/^HTTP\/1\.[01] ([0-9]{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).trim().toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    }
+    const start = headEnd + 4;
+    if (status >= 100 && status < 200) {
+      at = start;
+      continue;
+    }
+    let end: number;
+    let body: Buffer;
+    if (head || status === 204 || status === 304) {
+      end = start;
+      body = Buffer.alloc(0);
+    } else if (headers['content-length'] !== undefined) {
+      end = start + Number(headers['content-length']);
+      if (bytes.length < end) return null;
+      body = bytes.subarray(start, end);
+    } else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+      const decoded = decodeChunked(bytes, start);
+      if (!decoded) return null;
+      ({ end, body } = decoded);
+    } else if (ended) {
+      end = bytes.length;
+      body = bytes.subarray(start);
+    } else {
+      return null;
+    }
+    const text = body.toString('utf8');
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { response: { status, headers, body: json, text }, length: end };
   }
-  const rest = bytes.subarray(headEnd + 4);
-  let bodyBytes: Buffer;
-  if (headers['content-length'] !== undefined) {
-    const length = Number(headers['content-length']);
-    if (rest.length < length) return null;
-    bodyBytes = rest.subarray(0, length);
-  } else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-    const decoded = decodeChunked(rest);
-    if (!decoded) return null;
-    bodyBytes = decoded.body;
-  } else if (connectionEnded) {
-    bodyBytes = rest;
-  } else {
-    return null;
-  }
-  const text = bodyBytes.toString('utf8');
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status, headers, body, text };
 }
 
 /** A chunked body starting at `from`: its bytes and where the message ends (after the trailer), or null while more are needed. */

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES, parseJsonObject, strictUtf8 } from '../../src/http/body
 import type { Operation } from '../../src/http/operation.js';
 import { coerceQuery, schemaProblem } from '../../src/http/validate.js';
 import type { TestResponse } from './app.js';
-import { chunked, decodeChunked, sendRaw, SPEC_ERROR_CODES, SPEC_ERROR_STATUS, type SpecErrorCode } from './api.js';
+import { chunked, parseAnswer, sendRaw, SPEC_ERROR_CODES, SPEC_ERROR_STATUS, type SpecErrorCode } from './api.js';
 
 /**
  * Machinery for the request fuzzer (test/api/fuzz.test.ts): arbitraries read from an
@@ -521,8 +521,7 @@ function titleCase(name: string): string {
 
 /**
  * One kept-alive connection: a request written, its answer read (1xx skipped; Content-Length,
- * chunked, or to the close). parseResponse (api.ts) reads answers on connections that close;
- * here the connection stays open, so the parser must say where an answer ends, and read HEAD's.
+ * chunked, or to the close), with parseAnswer (api.ts), which says where each answer ends.
  */
 class KeptAlive {
   used = false;
@@ -572,56 +571,6 @@ class KeptAlive {
         written = true;
       });
     });
-  }
-}
-
-/** One whole HTTP/1.1 answer at the start of `bytes` (interim 1xx ones skipped), and how many bytes it took; null while more are needed. */
-function parseAnswer(bytes: Buffer, head: boolean, ended: boolean): { response: TestResponse; length: number } | null {
-  let at = 0;
-  for (;;) {
-    const headEnd = bytes.indexOf('\r\n\r\n', at);
-    if (headEnd < 0) return null;
-    const [statusLine, ...lines] = bytes.subarray(at, headEnd).toString('latin1').split('\r\n');
-    const status = Number(/^HTTP\/1\.[01] ([0-9]{3})/.exec(statusLine ?? '')?.[1] ?? 0);
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    }
-    const start = headEnd + 4;
-    if (status >= 100 && status < 200) {
-      at = start;
-      continue;
-    }
-    let end: number;
-    let body: Buffer;
-    if (head || status === 204 || status === 304) {
-      end = start;
-      body = Buffer.alloc(0);
-    } else if (headers['content-length'] !== undefined) {
-      end = start + Number(headers['content-length']);
-      if (bytes.length < end) return null;
-      body = bytes.subarray(start, end);
-    } else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-      const decoded = decodeChunked(bytes, start);
-      if (!decoded) return null;
-      ({ end, body } = decoded);
-    } else if (ended) {
-      end = bytes.length;
-      body = bytes.subarray(start);
-    } else {
-      return null;
-    }
-    const text = body.toString('utf8');
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { response: { status, headers, body: json, text }, length: end };
   }
 }
 
