@@ -1,14 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type DaybookApp } from './app.js';
+import { type AppOptions, buildApp, type DaybookApp } from './app.js';
 import { runJobOnce, startJobPool } from '../jobs/pool.js';
 import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
 import { JOB_NAMES, type JobName } from './books/job-runs.js';
-import type { Mailer } from './email/mailer.js';
-import type { FaultQueue } from './http/faults.js';
-import type { ControlHandlers } from './http/control.js';
-import type { Operation } from './http/operation.js';
-import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { CONNECTION_LIMITS, type ConnectionLimits, createHttpServer } from './http/connections.js';
@@ -35,25 +30,16 @@ export interface RunningServer {
 /** How long close() lets requests in flight finish before it closes their connections. */
 export const REQUEST_DRAIN_MS = 10_000;
 
-export interface StartOptions {
+/** What the app itself takes from the caller (see AppOptions for each). */
+type AppChoices = Pick<AppOptions, 'operations' | 'onReplyViolation' | 'onReply' | 'mailer' | 'faults' | 'control'>;
+
+export interface StartOptions extends AppChoices {
   clock?: Clock;
   log?: Logger;
-  /** Tests may serve their own operations through the real pipeline. */
-  operations?: readonly Operation[];
-  /** Tests check every reply against its operation's declared responses. */
-  onReplyViolation?: (violation: ReplyViolation) => void;
-  /** Tests count the operations and statuses they saw answered. */
-  onReply?: ReplyObserver;
   /** The books file's server lock, when the caller took it already (demo holds it while it seeds); released on close. */
   heldLock?: () => void;
   /** Tests shorten the connection limits to see them act. */
   connectionLimits?: Partial<ConnectionLimits>;
-  /** Where emails go instead of the mailer the settings describe. */
-  mailer?: Mailer;
-  /** Failures a test asked for (daybook/testing). */
-  faults?: FaultQueue;
-  /** The control surface of `serve --ephemeral --control`. */
-  control?: ControlHandlers;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -79,18 +65,8 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     const released = releaseAbandonedClaims(db);
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
     ensureServerSecrets(db, clock);
-    app = buildApp({
-      db,
-      clock,
-      config,
-      log,
-      ...(options.operations ? { operations: options.operations } : {}),
-      ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}),
-      ...(options.onReply ? { onReply: options.onReply } : {}),
-      ...(options.mailer ? { mailer: options.mailer } : {}),
-      ...(options.faults ? { faults: options.faults } : {}),
-      ...(options.control ? { control: options.control } : {}),
-    });
+    const { clock: _clock, log: _log, heldLock: _heldLock, connectionLimits: _limits, ...choices } = options;
+    app = buildApp({ ...choices, db, clock, config, log });
     server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
   } catch (error) {
     app?.close();
