@@ -37,7 +37,6 @@ import { loadConfig } from '../src/config.js';
 import { projectRoot } from '../src/paths.js';
 import {
   buildDaybook,
-  type DaybookProcess,
   type FixtureBooks,
   makeFixtureBooks,
   setRateLimit,
@@ -90,23 +89,13 @@ interface GrowthRow {
   read: Measured;
 }
 
-/** Runs `work` with Daybook serving `booksPath`, stopping it afterwards however `work` ends. */
-async function withDaybook<R>(booksPath: string, work: (daybook: DaybookProcess) => Promise<R>): Promise<R> {
-  const daybook = await startDaybook(booksPath);
+/** Runs `work` with the process `start` starts (Daybook or a baseline), stopping it afterwards however `work` ends. */
+async function withRunning<P extends { child: ChildProcess }, R>(start: Promise<P>, work: (running: P) => Promise<R>): Promise<R> {
+  const running = await start;
   try {
-    return await work(daybook);
+    return await work(running);
   } finally {
-    await stopProcess(daybook.child);
-  }
-}
-
-/** Runs `work` with the process of `script`, stopping it afterwards however `work` ends. */
-async function withProcess<T, R>(script: string, args: string[], work: (ready: T, child: ChildProcess) => Promise<R>): Promise<R> {
-  const { child, ready } = await startScript<T>(script, args);
-  try {
-    return await work(ready, child);
-  } finally {
-    await stopProcess(child);
+    await stopProcess(running.child);
   }
 }
 
@@ -151,7 +140,7 @@ async function pipelineScenarios(fixture: FixtureBooks, daybookUrl: string): Pro
   const auth = { authorization: `Bearer ${fixture.key}` };
   const url = `${daybookUrl}/api/v1/businesses`;
   const body = await (await fetch(url, { headers: auth })).text();
-  return withProcess<{ url: string }, RatioRow[]>('bench/baselines/koa-constant.ts', [body], async (bare) => {
+  return withRunning(startScript<{ url: string }>('bench/baselines/koa-constant.ts', [body]), async ({ ready: bare }) => {
     setRateLimit(fixture.db, fixture.tenantId, 'counted');
     await warmUp(url, { headers: auth });
     await warmUp(bare.url);
@@ -299,10 +288,10 @@ async function largeBooksScenarios(): Promise<LargeBooksResults> {
     setRateLimit(books.db, books.tenantId, 'counted');
     const readUrl = (base: string) => `${base}/api/v1/transactions?entityId=${books.business}&limit=50`;
     const readLoad = (base: string, headers: Record<string, string> = {}) => load(readUrl(base), { connections: readConnections, headers });
-    await withDaybook(books.db, async (server) => {
+    await withRunning(startDaybook(books.db), async (server) => {
       const auth = { authorization: `Bearer ${books.key}` };
       if (lines === largest) {
-        const measured = await withProcess<{ url: string }, { daybook: Measured; baseline: Measured }>('bench/baselines/koa-register.ts', [books.db, books.business], async (bare) => {
+        const measured = await withRunning(startScript<{ url: string }>('bench/baselines/koa-register.ts', [books.db, books.business]), async ({ ready: bare }) => {
           await warmUp(readUrl(server.url), { connections: readConnections, headers: auth });
           await warmUp(readUrl(bare.url), { connections: readConnections });
           return alternate(() => readLoad(server.url, auth), () => readLoad(bare.url));
@@ -354,7 +343,7 @@ function printLargeBooks(results: LargeBooksResults): void {
 async function smallBooksScenarios(): Promise<RatioRow[]> {
   const fixture = makeFixtureBooks();
   try {
-    return await withDaybook(fixture.db, async (daybook) => [...(await pipelineScenarios(fixture, daybook.url)), await writeScenario(fixture, daybook.url)]);
+    return await withRunning(startDaybook(fixture.db), async (daybook) => [...(await pipelineScenarios(fixture, daybook.url)), await writeScenario(fixture, daybook.url)]);
   } finally {
     rmSync(fixture.dir, { recursive: true, force: true });
   }
