@@ -1,6 +1,3 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CLI_ACTOR } from './books/audit.js';
 import { type Business, createBusiness } from './books/businesses.js';
 import { createKey, type KeyAccess } from './books/keys.js';
@@ -8,9 +5,8 @@ import type { Plan } from './books/plans.js';
 import { createTenant, updateTenant } from './books/tenants.js';
 import { fixedClock } from './clock.js';
 import { isIsoDate } from './dates.js';
-import { loadConfig, type LogLevel } from './config.js';
+import type { LogLevel } from './config.js';
 import { openDb } from './db/connection.js';
-import { migrateLatest } from './db/migrate.js';
 import { FaultQueue, faultFor, type TestFailure } from './http/faults.js';
 import { CapturingMailer, type Outbox } from './email/captured-outbox.js';
 import type { ControlHandlers } from './http/control.js';
@@ -18,6 +14,7 @@ import { createLogger } from './log.js';
 import { seedDemo } from '../db/seeds/demo.js';
 import { checkFixture, type Fixture, loadFixture } from './testing-fixture.js';
 import { startServer } from './server.js';
+import { throwawayBooks, throwawayConfig } from './throwaway-books.js';
 
 /**
  * Daybook as a throwaway server inside another product's test suite (`daybook/testing`): the
@@ -101,28 +98,17 @@ export interface RunningDaybook {
 const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
 
 export async function startDaybook(options: StartDaybookOptions = {}): Promise<RunningDaybook> {
-  const dir = mkdtempSync(join(tmpdir(), 'daybook-testing-'));
+  const books = await throwawayBooks('daybook-testing-');
   try {
-    const dbPath = join(dir, 'books.sqlite');
-    copyFileSync(await migratedTemplate(), dbPath);
     const clock = testClock(options.at ?? new Date());
     const outbox = new CapturingMailer();
     const faults = new FaultQueue();
-    const config = loadConfig(
-      {},
-      {
-        db: dbPath,
-        port: 0,
-        host: '127.0.0.1',
-        logLevel: options.logLevel ?? 'silent',
-        sqliteSynchronous: 'normal',
-        // No exchange-rate look-up leaves the machine unless the test points one somewhere.
-        fxProviderUrl: 'http://127.0.0.1:9',
-        ...(options.siteUrl ? { siteUrl: options.siteUrl } : {}),
-        ...JOBS_OFF,
-      },
-    );
-    const made = options.fixture === 'demo' ? demoAccount(dbPath, clock, options) : makeAccount(dbPath, clock, options, config.siteUrl);
+    const config = throwawayConfig(books.path, {
+      logLevel: options.logLevel ?? 'silent',
+      ...(options.siteUrl ? { siteUrl: options.siteUrl } : {}),
+      ...JOBS_OFF,
+    });
+    const made = options.fixture === 'demo' ? demoAccount(books.path, clock, options) : makeAccount(books.path, clock, options, config.siteUrl);
     let runJob: (name: string) => Promise<void> = () => Promise.reject(new Error('the server is starting'));
     const control: ControlHandlers = {
       setClock: (at) => (clock.set(at), clock.now()),
@@ -146,11 +132,11 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
         if (closed) return;
         closed = true;
         await server.close();
-        rmSync(dir, { recursive: true, force: true });
+        books.remove();
       },
     };
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    books.remove();
     throw error;
   }
 }
@@ -187,20 +173,6 @@ function testClock(at: string | Date): TestClock {
     advanceMs: (ms) => clock.advanceMs(ms),
     advanceDays: (days) => clock.advanceDays(days),
   };
-}
-
-let template: Promise<string> | undefined;
-
-/** Books with every migration applied, made once per process and copied for each server. */
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'daybook-template-'));
-    const path = join(dir, 'books.sqlite');
-    await migrateLatest(path);
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    return path;
-  })();
-  return template;
 }
 
 type MadeAccount = Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'>;

@@ -1,13 +1,11 @@
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
-import { type Config, loadConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { Db } from '../../src/db/connection.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { ConnectionLimits } from '../../src/http/connections.js';
 import { startServer } from '../../src/server.js';
+import { throwawayBooks, throwawayConfig } from '../../src/throwaway-books.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
 import { documentCheckFor } from './document-check.js';
@@ -61,23 +59,12 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: TestAppOptions = {}): Promise<TestApp> {
-  const dir = options.dbPath ? null : mkdtempSync(join(tmpdir(), 'daybook-api-'));
-  const dbPath = options.dbPath ?? join(dir!, 'books.sqlite');
+  const books = options.dbPath ? null : await throwawayBooks('daybook-api-');
+  const dbPath = options.dbPath ?? books!.path;
   const clock = fixedClock(at);
-  const config = loadConfig({}, {
-    db: dbPath,
-    port: 0,
-    host: '127.0.0.1',
-    logLevel: 'silent',
-    sqliteSynchronous: 'normal',
-    // Tests never reach the internet: a rate look-up nobody set up is refused at once by loopback.
-    fxProviderUrl: 'http://127.0.0.1:9',
-    // Jobs a test asks for itself: the rate fetch (which would ask that address at every start)
-    // and the daily backup (a real schedule, which could fall in the middle of a run).
-    jobRates: null,
-    jobBackup: null,
-    ...options.config,
-  });
+  // Jobs a test asks for itself: the rate fetch (which would ask the refusing address at every
+  // start) and the daily backup (a real schedule, which could fall in the middle of a run).
+  const config = throwawayConfig(dbPath, { jobRates: null, jobBackup: null, ...options.config });
   const server = await startServer(config, {
     clock,
     log: options.log ?? createLogger('silent'),
@@ -117,7 +104,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     },
     async close() {
       await server.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      books?.remove();
     },
   };
 }
