@@ -7,7 +7,9 @@ import type { Config } from './config.js';
 import { type Db, withoutWaiting } from './db/connection.js';
 import { accessSync, constants, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/auth.js';
+import { identifyClient, trustedProxies } from './http/client-address.js';
 import type { AppMiddleware, RequestState, Services } from './http/context.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { type FaultQueue, injectFaults } from './http/faults.js';
@@ -48,9 +50,10 @@ export interface AppOptions {
 export type DaybookApp = Koa<RequestState> & { services: Services; close(): void };
 
 /**
- * The middleware pipeline, top to bottom: request id, error rendering, no CORS, then for
- * /api/v1 authentication, route match, and per route: scope, rate limit, body rules, input
- * checks, idempotency and the handler. Anything unmatched is the JSON 404.
+ * The middleware pipeline, top to bottom: request id, the client's address, the access log,
+ * error rendering, no CORS, then for /api/v1 authentication, route match, and per route:
+ * scope, rate limit, body rules, input checks, idempotency and the handler. Anything
+ * unmatched is the JSON 404.
  */
 export function buildApp(options: AppOptions): DaybookApp {
   const counters = new CounterStore(options.config.db, options.clock, (error) =>
@@ -80,6 +83,8 @@ export function buildApp(options: AppOptions): DaybookApp {
   const app = new Koa<RequestState>({ proxy: false }) as DaybookApp;
   app.silent = true;
   app.use(requestId);
+  app.use(identifyClient(trustedProxies(options.config.trustProxy)));
+  app.use(accessLog(options.log));
   app.use(errorRenderer(options.log));
   app.use(noCrossOrigin);
   app.use(hostRequired);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cron from 'node-cron';
+import { parseTrustList } from './http/client-address.js';
 import { projectRoot } from './paths.js';
 
 export type SqliteSynchronous = 'full' | 'normal';
@@ -22,6 +23,11 @@ export interface Config {
   backupKeep: number;
   reviewConfidence: number;
   logLevel: LogLevel;
+  /** Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses, CIDR ranges, `loopback`); empty: none. */
+  trustProxy: string[];
+  /** PEM certificate (chain) and key files to serve HTTPS from; both null: plain HTTP. */
+  tlsCert: string | null;
+  tlsKey: string | null;
   /** Each job's node-cron schedule (in UTC), or null when the job is off. */
   jobRates: string | null;
   jobOverdue: string | null;
@@ -53,6 +59,9 @@ const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => C
     env: 'DAYBOOK_LOG_LEVEL',
     parse: (raw) => oneOf(raw, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
   },
+  trustProxy: { env: 'DAYBOOK_TRUST_PROXY', parse: trustList },
+  tlsCert: { env: 'DAYBOOK_TLS_CERT', parse: optionalPath },
+  tlsKey: { env: 'DAYBOOK_TLS_KEY', parse: optionalPath },
   jobRates: { env: 'DAYBOOK_JOB_RATES', parse: schedule },
   jobOverdue: { env: 'DAYBOOK_JOB_OVERDUE', parse: schedule },
   jobOutbox: { env: 'DAYBOOK_JOB_OUTBOX', parse: schedule },
@@ -81,12 +90,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       throw new ConfigError(`${source}: ${(error as Error).message} (got ${JSON.stringify(raw)})`);
     }
   }
+  checkTlsSettings(config as Config);
   return config as Config;
+}
+
+/** Native TLS needs both files, and the pay links it hands out must then be https too. */
+function checkTlsSettings(config: Config): void {
+  if (config.tlsCert !== null && config.tlsKey === null) throw new ConfigError('DAYBOOK_TLS_KEY: must be set with DAYBOOK_TLS_CERT (the certificate\'s private key, a PEM file)');
+  if (config.tlsKey !== null && config.tlsCert === null) throw new ConfigError('DAYBOOK_TLS_CERT: must be set with DAYBOOK_TLS_KEY (the certificate, a PEM file)');
+  if (config.tlsCert !== null && !config.siteUrl.startsWith('https:')) {
+    throw new ConfigError(`DAYBOOK_SITE_URL: must be an https address when Daybook serves TLS itself (got ${JSON.stringify(config.siteUrl)})`);
+  }
 }
 
 function nonEmptyString(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new Error('must be a non-empty string');
   return raw;
+}
+
+/** A list as the environment writes it (`10.0.0.0/8, loopback`), or as a caller's override already split. */
+function trustList(raw: unknown): string[] {
+  if (raw === null) return [];
+  if (Array.isArray(raw)) return parseTrustList(raw.map(String).join(','));
+  return parseTrustList(nonEmptyString(raw));
+}
+
+function optionalPath(raw: unknown): string | null {
+  return raw === null ? null : nonEmptyString(raw);
 }
 
 function port(raw: unknown): number {

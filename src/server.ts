@@ -14,6 +14,7 @@ import { acquireServerLock } from './db/server-lock.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
 import { ensureServerSecrets } from './books/secrets.js';
 import { createLogger, type Logger } from './log.js';
+import { readTlsFiles, type TlsFiles, useCertificate } from './http/tls.js';
 
 export interface RunningServer {
   /** Base address, e.g. http://127.0.0.1:3000 (the real port when 0 was asked for). */
@@ -21,6 +22,12 @@ export interface RunningServer {
   port: number;
   host: string;
   db: Db;
+  /**
+   * Reads DAYBOOK_TLS_CERT and DAYBOOK_TLS_KEY again and serves new connections with them
+   * (SIGHUP under `daybook serve`). A problem (ConfigError) leaves the certificate served as
+   * it was. False when the server serves plain HTTP.
+   */
+  reloadTls(): boolean;
   /** Runs a job now, whether or not it has a schedule (tests; an operator uses `daybook jobs run`). */
   runJob(name: string): Promise<void>;
   /** Stops taking connections, lets requests in flight and running jobs finish (each within a bound), closes the books. */
@@ -66,8 +73,9 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
     ensureServerSecrets(db, clock);
     const { clock: _clock, log: _log, heldLock: _heldLock, connectionLimits: _limits, ...choices } = options;
+    const tls = readTlsFiles(config);
     app = buildApp({ ...choices, db, clock, config, log });
-    server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits });
+    server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits }, tls);
   } catch (error) {
     app?.close();
     db.close();
@@ -83,7 +91,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
   const pool = startJobPool(scheduled, log, { recorder });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${hostForUrl}:${port}`;
+  const url = `${config.tlsCert === null ? 'http' : 'https'}://${hostForUrl}:${port}`;
   log.info({ url }, 'daybook listening');
   let closed = false;
   const started = app;
@@ -92,6 +100,13 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     port,
     host: config.host,
     db,
+    reloadTls() {
+      const tls = readTlsFiles(config);
+      if (!tls) return false;
+      useCertificate(server, tls);
+      log.info({ cert: config.tlsCert }, 'TLS certificate reloaded');
+      return true;
+    },
     async runJob(name) {
       if (scheduled.some((job) => job.name === name)) return pool.runNow(name);
       // A job that is off runs once, recorded like `daybook jobs run`.
@@ -134,8 +149,8 @@ async function drainRequests(server: Server, log: Logger): Promise<void> {
   });
 }
 
-async function listen(app: DaybookApp, config: Config, limits: ConnectionLimits): Promise<Server> {
-  const server = createHttpServer(app.callback(), limits);
+async function listen(app: DaybookApp, config: Config, limits: ConnectionLimits, tls: TlsFiles | null): Promise<Server> {
+  const server = createHttpServer(app.callback(), limits, tls);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenProblem(error, config)));
     server.listen(config.port, config.host, () => resolve());

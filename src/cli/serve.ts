@@ -69,6 +69,7 @@ export async function serveUntilStopped(
 ): Promise<void> {
   const server = await startServer(config, context.io, heldLock);
   const watch = watchForStop(context.io);
+  const stopReloading = reloadTlsOnHangUp(server, context);
   try {
     announce(server);
     context.out.note('serving; press Ctrl+C to stop');
@@ -77,7 +78,27 @@ export async function serveUntilStopped(
   } finally {
     await server.close();
     watch.dispose();
+    stopReloading();
   }
+}
+
+/**
+ * With native TLS, SIGHUP reads the certificate and key again (renewed certificates are served
+ * without a restart); a file that is missing or does not match keeps the one served before.
+ * Without TLS, SIGHUP keeps its usual meaning.
+ */
+function reloadTlsOnHangUp(server: RunningServer, context: CommandContext): () => void {
+  if (!server.url.startsWith('https:')) return () => {};
+  const onHangUp = () => {
+    try {
+      server.reloadTls();
+      context.out.note('SIGHUP: TLS certificate and key read again');
+    } catch (error) {
+      context.io.stderr(`daybook: SIGHUP: ${(error as Error).message}; still serving the certificate read before\n`);
+    }
+  };
+  process.on('SIGHUP', onHangUp);
+  return () => process.off('SIGHUP', onHangUp);
 }
 
 /** Only the settings given on the command line override env and config/default.json. */

@@ -10,15 +10,16 @@ const INVALID_KEY_MESSAGE = 'The API key is missing, malformed, revoked or expir
 
 /**
  * `Authorization: Bearer <key>` is the only way in; cookies are never read. Every kind of
- * failure answers the identical invalid_key body, and failures are counted per source
- * address: past the budget the answer is rate_limited instead. Working keys are never counted.
+ * failure answers the identical invalid_key body, and failures are counted per client
+ * address (src/http/client-address.ts): past the budget the answer is rate_limited instead.
+ * Working keys are never counted.
  */
 export function authenticate(services: Services): AppMiddleware {
   return async (ctx, next) => {
     const presented = bearerToken(ctx.get('authorization'));
     const principal = presented === null ? null : authenticateKey(services.db, services.clock, presented);
     if (!principal) {
-      const usage = services.counters.authFailures.count(ctx.ip || 'unknown');
+      const usage = services.counters.authFailures.count(ctx.state.client?.address ?? 'unknown');
       if (usage.used > AUTH_FAILURES_PER_WINDOW) {
         throw rateLimited('Too many failed authentications from this address; wait and retry.', usage);
       }

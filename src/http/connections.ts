@@ -1,7 +1,9 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors.js';
+import { TLS_MIN_VERSION, type TlsFiles } from './tls.js';
 
 /**
  * The HTTP server's handling of connections, below the app: how long each part of a
@@ -39,21 +41,20 @@ export const CONNECTION_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
 });
 
 /**
- * A node:http server for `listener` with the connection limits set, half-closed clients
- * answered, and requests Node refuses itself answered with the spec's error body.
+ * A node:http server for `listener` (node:https with `tls`) with the connection limits set,
+ * half-closed clients answered, and requests Node refuses itself answered with the spec's
+ * error body.
  */
-export function createHttpServer(listener: RequestListener, limits: ConnectionLimits): Server {
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: limits.checkEveryMs,
-      // The app refuses a missing Host itself, with the spec's error body (src/app.ts).
-      requireHostHeader: false,
-    },
-    listener,
-  );
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits, tls: TlsFiles | null = null): Server {
+  const options: ServerOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.checkEveryMs,
+    // The app refuses a missing Host itself, with the spec's error body (src/app.ts).
+    requireHostHeader: false,
+  };
+  const server = tls ? createHttpsServer({ ...options, ...tls, minVersion: TLS_MIN_VERSION }, listener) : createServer(options, listener);
   server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs);
   answerClientErrors(server, limits);

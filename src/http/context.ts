@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../log.js';
 import type { Mailer } from '../email/mailer.js';
+import type { Client } from './client-address.js';
 import type { CounterStore } from './rate-limit.js';
 
 /** Everything a request may use; built once in app.ts. */
@@ -20,6 +21,8 @@ export interface Services {
 
 export interface RequestState {
   requestId: string;
+  /** Who is calling (the socket's peer, or the client a trusted proxy names); set before everything else. */
+  client?: Client;
   /** Set by the auth step; every /api/v1 route runs after it. */
   principal?: Principal;
 }

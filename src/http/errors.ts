@@ -14,7 +14,7 @@ export function errorRenderer(log: Logger): AppMiddleware {
     } catch (thrown) {
       const error = thrown instanceof ApiError ? thrown : translateForeign(thrown);
       if (error.code === 'internal_error') {
-        log.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
+        log.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, route: (ctx as { _matchedRoute?: unknown })._matchedRoute ?? null }, 'request failed');
       }
       renderError(ctx, error);
     }

@@ -25,6 +25,8 @@ export interface RequestOptions {
   /** Sent as-is instead of JSON.stringify(body). */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** The address to send from (any 127.x.y.z is this machine), to be a client other than 127.0.0.1. */
+  localAddress?: string;
 }
 
 export interface TestApp {
@@ -35,6 +37,8 @@ export interface TestApp {
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   get(path: string, key?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
   post(path: string, key: string | null, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+  /** Reads the TLS files again (what SIGHUP does under `daybook serve`). */
+  reloadTls(): boolean;
   /** Runs `work`, whose requests provoke a 500 on purpose (the test asserts it). */
   allowingFaults<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -94,6 +98,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     request,
     get: (path, key, headers) => request('GET', path, { key, headers }),
     post: (path, key, body, headers) => request('POST', path, { key, body, headers }),
+    reloadTls: () => server.reloadTls(),
     async allowingFaults(work) {
       expectations.allowFault = true;
       try {
@@ -121,7 +126,7 @@ export function sendRequest(baseUrl: string, method: string, path: string, optio
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false }, (res) => {
+    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -28,6 +28,9 @@ describe('configuration', () => {
       backupKeep: 7,
       reviewConfidence: 0.9,
       logLevel: 'info',
+      trustProxy: [],
+      tlsCert: null,
+      tlsKey: null,
       jobRates: '30 16 * * *',
       jobOverdue: '5 * * * *',
       jobOutbox: '* * * * *',
@@ -51,6 +54,9 @@ describe('configuration', () => {
       'DAYBOOK_BACKUP_KEEP',
       'DAYBOOK_REVIEW_CONFIDENCE',
       'DAYBOOK_LOG_LEVEL',
+      'DAYBOOK_TRUST_PROXY',
+      'DAYBOOK_TLS_CERT',
+      'DAYBOOK_TLS_KEY',
       'DAYBOOK_JOB_RATES',
       'DAYBOOK_JOB_OVERDUE',
       'DAYBOOK_JOB_OUTBOX',
@@ -86,6 +92,10 @@ describe('configuration', () => {
       ['DAYBOOK_LOG_LEVEL', 'debug', 'logLevel', 'debug'],
       ['DAYBOOK_BACKUP_KEEP', '30', 'backupKeep', 30],
       ['DAYBOOK_BACKUP_KEEP', '1', 'backupKeep', 1],
+      ['DAYBOOK_TRUST_PROXY', 'loopback', 'trustProxy', ['loopback']],
+      ['DAYBOOK_TRUST_PROXY', '10.0.0.0/8, 192.168.1.20 fd00::/8,::1', 'trustProxy', ['10.0.0.0/8', '192.168.1.20', 'fd00::/8', '::1']],
+      ['DAYBOOK_TRUST_PROXY', 'off', 'trustProxy', []],
+      ['DAYBOOK_TLS_CERT', '/etc/daybook/cert.pem', 'tlsCert', '/etc/daybook/cert.pem'],
       ['DAYBOOK_JOB_RATES', '0 8 * * 1-5', 'jobRates', '0 8 * * 1-5'],
       ['DAYBOOK_JOB_RATES', 'off', 'jobRates', null],
       ['DAYBOOK_JOB_OVERDUE', 'off', 'jobOverdue', null],
@@ -93,13 +103,19 @@ describe('configuration', () => {
       ['DAYBOOK_JOB_BACKUP', 'off', 'jobBackup', null],
       ['DAYBOOK_JOB_HOUSEKEEPING', '0 * * * *', 'jobHousekeeping', '0 * * * *'],
     ];
+    // TLS needs both files and an https site address; those ride along where the case sets one.
+    const companions: Record<string, Record<string, string>> = {
+      DAYBOOK_TLS_CERT: { DAYBOOK_TLS_KEY: '/etc/daybook/key.pem', DAYBOOK_SITE_URL: 'https://books.example.com' },
+    };
     for (const [env, value, key, expected] of overrides) {
       it(`${env}=${JSON.stringify(value)} sets ${key}`, () => {
-        const config = loadConfig({ [env]: value }) as unknown as Record<string, unknown>;
+        const companion = companions[env] ?? {};
+        const config = loadConfig({ ...companion, [env]: value }) as unknown as Record<string, unknown>;
         expect(config[key]).to.deep.equal(expected);
         // Every other setting keeps its default.
         const defaults = loadConfig({}) as unknown as Record<string, unknown>;
-        for (const other of Object.keys(defaults).filter((k) => k !== key)) expect(config[other], other).to.deep.equal(defaults[other]);
+        const alsoSet = new Set(Object.keys(companion).length > 0 ? ['tlsKey', 'siteUrl'] : []);
+        for (const other of Object.keys(defaults).filter((k) => k !== key && !alsoSet.has(k))) expect(config[other], other).to.deep.equal(defaults[other]);
       });
     }
 
@@ -138,6 +154,16 @@ describe('configuration', () => {
       ['DAYBOOK_REVIEW_CONFIDENCE', '.9'],
       ['DAYBOOK_REVIEW_CONFIDENCE', 'high'],
       ['DAYBOOK_LOG_LEVEL', 'verbose'],
+      ['DAYBOOK_TRUST_PROXY', ''],
+      ['DAYBOOK_TRUST_PROXY', 'proxy.example.com'],
+      ['DAYBOOK_TRUST_PROXY', '10.0.0.0/33'],
+      ['DAYBOOK_TRUST_PROXY', 'fd00::/129'],
+      ['DAYBOOK_TRUST_PROXY', '10.0.0.1/8/2'],
+      ['DAYBOOK_TRUST_PROXY', '10.0.0.0/x'],
+      ['DAYBOOK_TRUST_PROXY', 'loopback, 300.1.1.1'],
+      ['DAYBOOK_TRUST_PROXY', 'off, 10.0.0.1'],
+      ['DAYBOOK_TLS_CERT', ''],
+      ['DAYBOOK_TLS_KEY', ''],
       ['DAYBOOK_BACKUP_KEEP', '0'],
       ['DAYBOOK_BACKUP_KEEP', '1001'],
       ['DAYBOOK_BACKUP_KEEP', 'all'],
@@ -156,6 +182,20 @@ describe('configuration', () => {
         expect(error.message).to.not.match(/[\r\n]/);
       });
     }
+
+    it('names the bad entry of a trust list and what it may hold', () => {
+      expect(configErrorFor({ DAYBOOK_TRUST_PROXY: 'loopback, 10.0.0.0/40' }).message).to.equal(
+        'DAYBOOK_TRUST_PROXY: "10.0.0.0/40" has a prefix length outside 0 to 32; give addresses, CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, separated by commas, or off (got "loopback, 10.0.0.0/40")',
+      );
+    });
+
+    it('needs both TLS files, and an https site address with them', () => {
+      expect(configErrorFor({ DAYBOOK_TLS_CERT: '/c.pem', DAYBOOK_SITE_URL: 'https://b.example' }).message).to.match(/^DAYBOOK_TLS_KEY: must be set with DAYBOOK_TLS_CERT/);
+      expect(configErrorFor({ DAYBOOK_TLS_KEY: '/k.pem', DAYBOOK_SITE_URL: 'https://b.example' }).message).to.match(/^DAYBOOK_TLS_CERT: must be set with DAYBOOK_TLS_KEY/);
+      expect(configErrorFor({ DAYBOOK_TLS_CERT: '/c.pem', DAYBOOK_TLS_KEY: '/k.pem' }).message).to.equal(
+        'DAYBOOK_SITE_URL: must be an https address when Daybook serves TLS itself (got "http://localhost:3000")',
+      );
+    });
 
     it('keeps the line single even when the value holds a newline', () => {
       const error = configErrorFor({ PORT: '80\n81' });

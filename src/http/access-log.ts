@@ -1,0 +1,33 @@
+import type { Logger } from '../log.js';
+import type { AppContext, AppMiddleware } from './context.js';
+
+/**
+ * One log line per request, once its answer is written or its connection is gone: request id,
+ * method, the route's template (never the path itself, which may carry ids or a pay link's
+ * token), status, duration, client address, key id and operation id. Bodies and keys are
+ * never logged. Written at info, so DAYBOOK_LOG_LEVEL=warn or above turns it off.
+ */
+export function accessLog(log: Logger): AppMiddleware {
+  return async (ctx, next) => {
+    if (!log.isLevelEnabled('info')) return next();
+    const started = process.hrtime.bigint();
+    ctx.res.once('close', () => log.info(accessLine(ctx, started), 'request'));
+    await next();
+  };
+}
+
+/** What one request's line says; fields that do not apply (no route matched, no key) are null. */
+export function accessLine(ctx: AppContext, started: bigint): Record<string, unknown> {
+  const matched = ctx as AppContext & { _matchedRoute?: unknown; _matchedRouteName?: unknown };
+  return {
+    requestId: ctx.state.requestId,
+    method: ctx.method,
+    route: typeof matched._matchedRoute === 'string' ? matched._matchedRoute : null,
+    status: ctx.res.headersSent ? ctx.res.statusCode : null,
+    durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+    client: ctx.state.client?.address ?? null,
+    scheme: ctx.state.client?.scheme ?? null,
+    keyId: ctx.state.principal?.keyId ?? null,
+    operationId: typeof matched._matchedRouteName === 'string' ? matched._matchedRouteName : null,
+  };
+}

@@ -1,0 +1,114 @@
+import { BlockList, isIP } from 'node:net';
+import type { AppMiddleware } from './context.js';
+
+/**
+ * Who is calling: the address the failed-authentication budget counts and the logs name, and
+ * the scheme the client used. By default the socket's peer. Behind a reverse proxy listed in
+ * DAYBOOK_TRUST_PROXY, the proxy's X-Forwarded-For and X-Forwarded-Proto say it instead; from
+ * any other peer both headers are ignored, so a client cannot pick the address it is counted
+ * under by inventing one.
+ */
+
+export interface Client {
+  address: string;
+  scheme: 'http' | 'https';
+}
+
+/** The ranges `loopback` stands for: IPv4's 127.0.0.0/8 and IPv6's ::1. */
+const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * Reads DAYBOOK_TRUST_PROXY: `off` (or empty) for none, else addresses, CIDR ranges and the
+ * word `loopback`, separated by commas or spaces. Returns the entries as written, checked.
+ */
+export function parseTrustList(raw: string): string[] {
+  const entries = raw.split(/[\s,]+/).filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0] === 'off') return [];
+  for (const entry of entries) {
+    const problem = entryProblem(entry);
+    if (problem) throw new Error(`"${entry}" ${problem}; give addresses, CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, separated by commas, or off`);
+  }
+  return entries;
+}
+
+function entryProblem(entry: string): string | null {
+  if (entry === 'loopback') return null;
+  const [address = '', bits, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return 'is not an address or a CIDR range';
+  if (bits === undefined) return null;
+  const max = family === 4 ? 32 : 128;
+  if (!/^[0-9]{1,3}$/.test(bits) || Number(bits) > max) return `has a prefix length outside 0 to ${max}`;
+  return null;
+}
+
+/** The checked entries as a list to look addresses up in; null when no proxy is trusted. */
+export function trustedProxies(entries: readonly string[]): BlockList | null {
+  if (entries.length === 0) return null;
+  const list = new BlockList();
+  for (const entry of entries.flatMap((e) => (e === 'loopback' ? LOOPBACK_RANGES : [e]))) {
+    const [address = '', bits] = entry.split('/');
+    const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+    if (bits === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(bits), family);
+  }
+  return list;
+}
+
+/** An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d; it is a.b.c.d. */
+export function plainAddress(address: string): string {
+  const mapped = /^::ffff:([0-9.]+)$/i.exec(address)?.[1];
+  return mapped !== undefined && isIP(mapped) === 4 ? mapped : address;
+}
+
+function isTrusted(list: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * One hop of X-Forwarded-For as an address: bare, or with a port as some proxies write it
+ * (1.2.3.4:5678, [2001:db8::1]:5678); null when it is no address at all.
+ */
+function hopAddress(hop: string): string | null {
+  const bracketed = /^\[([^\]]+)\](?::[0-9]+)?$/.exec(hop)?.[1];
+  const withPort = /^([0-9.]+):[0-9]+$/.exec(hop)?.[1];
+  const address = plainAddress(bracketed ?? withPort ?? hop);
+  return isIP(address) === 0 ? null : address;
+}
+
+/**
+ * The client behind `peer`. When the peer is trusted, X-Forwarded-For is walked from the
+ * right, each hop appended by the proxy that received it: the first hop that is not itself a
+ * trusted proxy is the client. A hop that is no address stops the walk at the last address
+ * before it, as does a list of trusted hops only. The scheme is the right-most value of
+ * X-Forwarded-Proto, the one the peer set.
+ */
+export function clientOf(peer: string, headers: { forwardedFor?: string; forwardedProto?: string }, trusted: BlockList | null, socketScheme: Client['scheme']): Client {
+  const direct = plainAddress(peer);
+  if (!trusted || !isTrusted(trusted, direct)) return { address: direct, scheme: socketScheme };
+  let address = direct;
+  const hops = (headers.forwardedFor ?? '').split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+  for (const hop of hops.reverse()) {
+    const next = hopAddress(hop);
+    if (next === null) break;
+    address = next;
+    if (!isTrusted(trusted, next)) break;
+  }
+  const proto = (headers.forwardedProto ?? '').split(',').pop()?.trim().toLowerCase();
+  return { address, scheme: proto === 'https' || proto === 'http' ? proto : socketScheme };
+}
+
+/** Sets ctx.state.client for the steps after it (the auth budget, the access log). */
+export function identifyClient(trusted: BlockList | null): AppMiddleware {
+  return async (ctx, next) => {
+    const socket = ctx.req.socket as typeof ctx.req.socket & { encrypted?: boolean };
+    ctx.state.client = clientOf(
+      socket.remoteAddress ?? 'unknown',
+      { forwardedFor: ctx.get('x-forwarded-for'), forwardedProto: ctx.get('x-forwarded-proto') },
+      trusted,
+      socket.encrypted ? 'https' : 'http',
+    );
+    await next();
+  };
+}
