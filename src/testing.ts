@@ -24,7 +24,7 @@ import { throwawayBooks, throwawayConfig } from './throwaway-books.js';
  */
 
 export type { Fixture } from './testing-fixture.js';
-export type { CapturedEmail, Outbox } from './email/captured-outbox.js';
+export type { CapturedAttachment, CapturedEmail, Outbox } from './email/captured-outbox.js';
 export type { TestFailure } from './http/faults.js';
 
 export interface StartDaybookOptions {

@@ -100,3 +100,20 @@ export function listCustomers(db: Db, tenantId: string, filters: NameListFilters
 function toCustomerSummary(row: CustomerRow): CustomerSummary {
   return { id: row.id, name: row.name, email: row.email, currency: row.currency, paymentTermsDays: int(row.payment_terms_days) };
 }
+
+/**
+ * The customer's postal address as lines to print: the street lines, then city, state and
+ * postal code on one line ("Springfield, IL 62704"); empty when the customer has none.
+ */
+export function customerAddressLines(db: Db, customerId: string): string[] {
+  const row = one<{ address_line1: string | null; address_line2: string | null; city: string | null; state: string | null; postal_code: string | null }>(
+    db,
+    'SELECT address_line1, address_line2, city, state, postal_code FROM customers WHERE id = ?',
+    customerId,
+  );
+  if (!row) throw new Error(`customerAddressLines: no customer ${customerId}`);
+  const present = (text: string | null): text is string => text !== null && text.trim() !== '';
+  const region = [row.state, row.postal_code].filter(present).join(' ');
+  const locality = [row.city, region].filter(present).join(', ');
+  return [row.address_line1, row.address_line2, locality].filter(present);
+}

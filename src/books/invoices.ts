@@ -338,6 +338,11 @@ export function termsText(paymentTermsDays: number | null): string | null {
   return paymentTermsDays === 0 ? 'Due on receipt' : `Net ${paymentTermsDays}`;
 }
 
+/** What is still owed: nothing on a void invoice, whatever was paid before. */
+export function invoiceBalanceCents(invoice: { status: InvoiceStatus; totalCents: bigint; paidCents: bigint }): bigint {
+  return invoice.status === 'void' ? 0n : invoice.totalCents - invoice.paidCents;
+}
+
 /** Whether money is owed and the due date has passed, as of `today`. */
 export function isOverdue(invoice: { status: InvoiceStatus; dueDate: string }, today: string): boolean {
   return UNPAID_STATUSES.includes(invoice.status) && invoice.dueDate < today;

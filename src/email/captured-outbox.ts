@@ -13,6 +13,20 @@ export interface CapturedEmail {
   html: string;
   /** The email's pay link, pointing at this server so a test can follow it; null when it has none. */
   payUrl: string | null;
+  /** The files sent with it (an invoice email's PDF), in order; empty for none. */
+  attachments: CapturedAttachment[];
+}
+
+/** A file sent with an email, as plain data (it also travels as JSON from the control surface). */
+export interface CapturedAttachment {
+  /** E.g. INV-0001.pdf */
+  filename: string;
+  /** E.g. application/pdf */
+  contentType: string;
+  /** Bytes. */
+  size: number;
+  /** The file itself, base64: `Buffer.from(contentBase64, 'base64')`. */
+  contentBase64: string;
 }
 
 export interface Outbox {
@@ -43,6 +57,12 @@ export class CapturingMailer implements Mailer, Outbox {
       text: message.text,
       html: message.html,
       payUrl: token === undefined ? null : `${this.serverUrl}/pay/${token}`,
+      attachments: message.attachments.map((attachment) => ({
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        size: attachment.content.length,
+        contentBase64: attachment.content.toString('base64'),
+      })),
     });
     for (const wake of this.waiting) wake();
     return Promise.resolve();

@@ -1,8 +1,11 @@
+import { findInvoice } from '../books/invoices.js';
 import { claimEmail, emailsDue, markEmailFailed, markEmailSent, type OutboxEmail } from '../books/outbox.js';
+import { payToken } from '../books/pay-links.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connection.js';
 import type { Logger } from '../log.js';
-import type { Mailer } from './mailer.js';
+import { invoicePdf } from '../pdf/invoice-attachment.js';
+import type { MailAttachment, Mailer } from './mailer.js';
 
 export interface DeliveryResult {
   /** Emails the server accepted. */
@@ -46,7 +49,8 @@ export async function deliverEmails(db: Db, clock: Clock, mailer: Mailer, log: L
 
 async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, email: OutboxEmail, result: DeliveryResult): Promise<void> {
   try {
-    await mailer.send({ id: email.id, to: email.to, subject: email.subject, text: email.text, html: email.html ?? '' });
+    const attachments = await attachmentsFor(db, email);
+    await mailer.send({ id: email.id, to: email.to, subject: email.subject, text: email.text, html: email.html ?? '', attachments });
   } catch (error) {
     const reason = describeError(error);
     const permanent = isPermanentFailure(error);
@@ -67,6 +71,29 @@ async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, ema
     log.warn({ emailId: email.id }, 'email sent, but another delivery had already settled it');
   }
   result.sent += 1;
+}
+
+/**
+ * An invoice's email (the send's and each reminder's) carries the invoice as a PDF, made at
+ * delivery from the invoice as the books hold it then, and linking where the email links.
+ * Built inside the attempt: should it fail, the email is retried like any other failure.
+ */
+async function attachmentsFor(db: Db, email: OutboxEmail): Promise<MailAttachment[]> {
+  if (email.invoiceId === null) return [];
+  const invoice = findInvoice(db, email.invoiceId);
+  if (!invoice) throw new Error(`the outbox email ${email.id} names invoice ${email.invoiceId}, which the books do not hold`);
+  return [await invoicePdf(db, invoice, emailPayLink(email, payToken(db, invoice.id)))];
+}
+
+/**
+ * The pay link the email itself carries for this invoice (its token is known, so this finds
+ * it, never guesses): the PDF then links exactly where the email does, even when the site
+ * address changed between writing the email and a retry delivering it.
+ */
+function emailPayLink(email: OutboxEmail, token: string): string {
+  const link = new RegExp(`https?://\\S+/pay/${token}(?![A-Za-z0-9_-])`).exec(email.text)?.[0];
+  if (link === undefined) throw new Error(`the outbox email ${email.id} carries no pay link for its invoice`);
+  return link;
 }
 
 /** The SMTP commands whose refusal is about this email (its recipient, its content), not about the server or our settings. */

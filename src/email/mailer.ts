@@ -16,6 +16,16 @@ export interface MailMessage {
   text: string;
   /** An empty string sends the text part alone. */
   html: string;
+  /** Files sent with the message (an invoice's PDF); empty for none. */
+  attachments: MailAttachment[];
+}
+
+/** One file attached to an email. */
+export interface MailAttachment {
+  /** Plain characters only (e.g. INV-0001.pdf): it goes into the part's headers. */
+  filename: string;
+  contentType: string;
+  content: Buffer;
 }
 
 /** Where outbox emails go. send() resolves once the server accepted the message, or throws. */
@@ -65,6 +75,7 @@ class SmtpMailer implements Mailer {
       subject: message.subject,
       text: message.text,
       ...(message.html === '' ? {} : { html: message.html }),
+      attachments: message.attachments,
     });
     if (info.rejected.length > 0 || info.accepted.length === 0) {
       throw new Error(`the SMTP server did not accept the recipient: ${info.response}`);
@@ -94,13 +105,15 @@ export function messageIdDomain(mailFrom: string): string {
 
 /**
  * Without an SMTP server (the demo, a local install) each email is written to the log at info
- * level instead, and counts as sent.
+ * level instead, and counts as sent. Attachments are named in the log with their size, never
+ * written out.
  */
 export class LogMailer implements Mailer {
   constructor(private readonly log: Logger) {}
 
   send(message: MailMessage): Promise<void> {
-    this.log.info({ mail: { to: message.to, subject: message.subject, text: message.text } }, 'email written to the log (no SMTP server is set)');
+    const attachments = message.attachments.map((attachment) => ({ filename: attachment.filename, contentType: attachment.contentType, bytes: attachment.content.length }));
+    this.log.info({ mail: { to: message.to, subject: message.subject, text: message.text, attachments } }, 'email written to the log (no SMTP server is set)');
     return Promise.resolve();
   }
 

@@ -1,9 +1,10 @@
 import { getBusiness } from '../books/businesses.js';
-import { findInvoiceByPayToken } from '../books/invoices.js';
+import { findInvoiceByPayToken, type Invoice } from '../books/invoices.js';
 import { markViewed } from '../books/invoice-posting.js';
-import { isPayTokenShaped } from '../books/pay-links.js';
+import { isPayTokenShaped, payUrl } from '../books/pay-links.js';
 import { inTransaction } from '../db/connection.js';
 import { PAY_PAGE_CSP, renderNotFoundPage, renderPayPage } from '../pages/pay.js';
+import { invoicePdf } from '../pdf/invoice-attachment.js';
 import type { AppContext, AppMiddleware, Services } from './context.js';
 
 /**
@@ -14,13 +15,48 @@ import type { AppContext, AppMiddleware, Services } from './context.js';
  */
 export function payPage(services: Services): AppMiddleware {
   return async (ctx) => {
-    const token = (ctx as AppContext & { params: { token: string } }).params.token;
-    const invoice = isPayTokenShaped(token) ? findInvoiceByPayToken(services.db, token) : undefined;
-    if (!invoice || !wasIssued(invoice)) return sendPage(ctx, 404, renderNotFoundPage());
+    const token = tokenOf(ctx);
+    const invoice = issuedInvoice(services, token);
+    if (!invoice) return sendNotFound(ctx);
     if (invoice.status === 'sent') inTransaction(services.db, () => markViewed(services.db, services.clock, invoice.id));
     const shown = findInvoiceByPayToken(services.db, token)!;
-    sendPage(ctx, 200, renderPayPage({ invoice: shown, businessName: getBusiness(services.db, shown.businessId).name }));
+    sendPage(ctx, 200, renderPayPage({ invoice: shown, businessName: getBusiness(services.db, shown.businessId).name, pdfHref: pdfHref(token) }));
   };
+}
+
+/**
+ * GET /pay/{token}/invoice.pdf: the same invoice as a PDF download, under the page's rules: a
+ * link that leads nowhere gets the page's own 404. Downloading changes nothing: the page is
+ * what marks an invoice viewed.
+ */
+export function payPagePdf(services: Services): AppMiddleware {
+  return async (ctx) => {
+    const token = tokenOf(ctx);
+    const invoice = issuedInvoice(services, token);
+    if (!invoice) return sendNotFound(ctx);
+    const pdf = await invoicePdf(services.db, invoice, payUrl(services.config.siteUrl, token));
+    ctx.status = 200;
+    ctx.type = pdf.contentType;
+    // The file name is the invoice number (letters, digits and hyphens only): no quoting to escape.
+    ctx.set('content-disposition', `attachment; filename="${pdf.filename}"`);
+    setPageHeaders(ctx);
+    ctx.body = pdf.content;
+  };
+}
+
+/** Relative to the page's own address (…/pay/{token}), so it holds under any site address. */
+function pdfHref(token: string): string {
+  return `${token}/invoice.pdf`;
+}
+
+function tokenOf(ctx: AppContext): string {
+  return (ctx as AppContext & { params: { token: string } }).params.token;
+}
+
+/** The invoice the token names, if its customer was ever given the link. */
+function issuedInvoice(services: Services, token: string): Invoice | undefined {
+  const invoice = isPayTokenShaped(token) ? findInvoiceByPayToken(services.db, token) : undefined;
+  return invoice && wasIssued(invoice) ? invoice : undefined;
 }
 
 /** A draft, or a draft voided before it was sent, was never issued: its customer never had the link. */
@@ -28,14 +64,22 @@ function wasIssued(invoice: { status: string; sentAt: string | null }): boolean 
   return invoice.status !== 'draft' && invoice.sentAt !== null;
 }
 
+function sendNotFound(ctx: AppContext): void {
+  sendPage(ctx, 404, renderNotFoundPage());
+}
+
 function sendPage(ctx: AppContext, status: number, html: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
+  setPageHeaders(ctx);
+  ctx.body = html;
+}
+
+function setPageHeaders(ctx: AppContext): void {
   ctx.set('content-security-policy', PAY_PAGE_CSP);
   ctx.set('x-content-type-options', 'nosniff');
   // The token is in the address: no page it leads to may learn it, and no cache may keep it.
   ctx.set('referrer-policy', 'no-referrer');
   ctx.set('cache-control', 'no-store');
   ctx.set('x-frame-options', 'DENY');
-  ctx.body = html;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Invoice } from '../books/invoices.js';
+import { type Invoice, invoiceBalanceCents } from '../books/invoices.js';
 import { formatMoney } from '../money.js';
 import { escapeHtml } from '../email/templates.js';
 
@@ -16,11 +16,25 @@ h1{font-size:1.5rem;margin:0 0 .25rem}
 .muted{color:#5c5c57}
 table{width:100%;border-collapse:collapse;margin:1.5rem 0}
 th,td{text-align:left;padding:.5rem .25rem;border-bottom:1px solid #e2e2dc;vertical-align:top}
-td.num,th.num{text-align:right;white-space:nowrap}
+td{overflow-wrap:anywhere}
+th.num{text-align:right}
+td.num{text-align:right;white-space:nowrap}
 .totals td{border:none;padding:.2rem .25rem}
 .due{font-size:1.25rem;font-weight:600}
 .notice{padding:.75rem 1rem;border-radius:6px;background:#eef4ee;margin:1rem 0}
 .notice.void{background:#f6e9e7}
+@media (max-width:32rem){main{margin:0;padding:1.25rem 1rem;border-radius:0;box-shadow:none}table{font-size:.9375rem}}
+@media print{
+body{background:#fff;color:#000}
+main{max-width:none;margin:0;padding:0;border-radius:0;box-shadow:none}
+.muted{color:#000}
+th,td{border-bottom-color:#999}
+.notice,.notice.void{background:none;border:1px solid #000}
+thead{display:table-header-group}
+tr{break-inside:avoid}
+h1,h2,caption{break-after:avoid}
+a[href$=".pdf"],button,form,nav,.screen-only{display:none}
+}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
@@ -32,6 +46,8 @@ export const PAY_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}
 export interface PayPageView {
   invoice: Invoice;
   businessName: string;
+  /** Where the invoice's PDF downloads from, relative to the page ({token}/invoice.pdf). */
+  pdfHref: string;
 }
 
 function page(title: string, body: string): string {
@@ -56,7 +72,7 @@ ${body}
 export function renderPayPage(view: PayPageView): string {
   const { invoice } = view;
   const money = (cents: bigint) => escapeHtml(formatMoney(cents, invoice.currency));
-  const balanceCents = invoice.totalCents - invoice.paidCents;
+  const balanceCents = invoiceBalanceCents(invoice);
   const rows = invoice.lines
     .map(
       (line) =>
@@ -95,6 +111,7 @@ ${rows}
 <tr><td><strong>Balance</strong></td><td class="num"><strong>${money(balanceCents)}</strong></td></tr>
 </tbody>
 </table>
+<p><a href="${escapeHtml(view.pdfHref)}">Download PDF</a></p>
 ${payments ? `<h2>Payments</h2>\n<ul>\n${payments}\n</ul>` : ''}
 ${invoice.memo ? `<h2>Note</h2>\n<p>${escapeHtml(invoice.memo)}</p>` : ''}`;
   return page(`Invoice ${invoice.number} from ${view.businessName}`, body);

@@ -59,6 +59,7 @@ export function referencePageCsp(nonce: string): string {
   ].join('; ');
 }
 
+/** The empty icon stops the browser asking for /favicon.ico, which Daybook does not serve (a 404 on every visit). */
 export function renderReferencePage(nonce: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -66,6 +67,7 @@ export function renderReferencePage(nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Daybook API reference</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <div id="reference" data-spec-url="/openapi/v1.json" data-nonce="${nonce}"></div>

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { countRows, expectError } from '../support/api.js';
 import { buildBusiness, buildKey, buildTenant } from '../support/factories.js';
 import { invoiceBody, invoiceLine, payInvoice, sendInvoice } from '../support/invoicing.js';
+import { readPdf } from '../support/pdf.js';
 import { addresses, header, type ParsedMessage, parseMessage, part, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 /**
@@ -24,20 +25,25 @@ const HOUR_MS = 60 * 60 * 1000;
 
 // --- The one message the SMTP server holds, read back (test/support/smtp.ts). ---
 
-/** A message from the mailer: text and HTML alternatives, both present. */
+/** A message from the mailer: text and HTML alternatives, both present, and the invoice's PDF. */
 type InvoiceMessage = ParsedMessage & { text: string; html: string };
 
-/** The one message the server holds, checked to have gone from mailFrom to `to` alone, as text and HTML alternatives. */
+/**
+ * The one message the server holds, checked to have gone from mailFrom to `to` alone, as text
+ * and HTML alternatives followed by one attached PDF.
+ */
 async function onlyMessage(smtp: TestSmtp, to: string): Promise<InvoiceMessage> {
   expect(smtp.received, 'messages the SMTP server holds').to.have.lengthOf(1);
   const [received] = smtp.received;
   expect(received!.from, 'envelope sender').to.equal(MAIL_FROM_ADDRESS);
   expect(received!.to, 'envelope recipients').to.deep.equal([to]);
   const message = await parseMessage(received!.raw);
-  expect(header(message, 'content-type').toLowerCase(), 'the message is text and HTML alternatives').to.equal('multipart/alternative');
-  const [, ...partTypes] = message.contentTypes.map((type) => type.toLowerCase());
-  expect(partTypes.map((type) => type.split(';')[0])).to.deep.equal(['text/plain', 'text/html']);
-  for (const type of partTypes) expect(type, 'each part says its charset').to.include('charset=utf-8');
+  expect(header(message, 'content-type').toLowerCase(), 'the message is the alternatives, then the attachment').to.equal('multipart/mixed');
+  const [, alternatives, ...partTypes] = message.contentTypes.map((type) => type.toLowerCase());
+  expect(alternatives!.split(';')[0]).to.equal('multipart/alternative');
+  expect(partTypes.map((type) => type.split(';')[0])).to.deep.equal(['text/plain', 'text/html', 'application/pdf']);
+  for (const type of partTypes.slice(0, 2)) expect(type, 'each text part says its charset').to.include('charset=utf-8');
+  expect(message.attachments, 'one attachment').to.have.lengthOf(1);
   expect(addresses(message, 'from')).to.deep.equal([{ name: MAIL_FROM_NAME, address: MAIL_FROM_ADDRESS }]);
   expect(addresses(message, 'to')).to.deep.equal([{ name: '', address: to }]);
   for (const name of ['cc', 'bcc', 'reply-to']) expect(message.headers.has(name), `no ${name} header`).to.equal(false);
@@ -180,6 +186,31 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
       expect(rows[0]).to.include({ kind: 'invoice', to_address: 'jo@customer.test', status: 'sent', attempts: 1n, last_error: null, sent_at: START });
     });
 
+    it('attaches the invoice as a PDF: one attachment named after the invoice number, application/pdf, showing the invoice and the emailed pay link', async () => {
+      const books = newBooks(app);
+      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+      const customerId = await newCustomer(app, books, 'Pdf Customer', 'pdf@customer.test');
+      const draft = await newDraft(app, books, { customerId, currency: 'EUR', taxRatePercent: '10', lines: [{ description: 'Design work', quantity: '10', unitPriceCents: '12000' }] });
+
+      const res = await app.post(`/api/v1/invoices/${draft.id}/send`, books.key);
+
+      expect(res.status, res.text).to.equal(200);
+      const message = await onlyMessage(smtp, 'pdf@customer.test');
+      const [attachment] = message.attachments;
+      expect({ filename: attachment!.filename, contentType: attachment!.contentType, disposition: attachment!.disposition }).to.deep.equal({
+        filename: `${draft.number}.pdf`,
+        contentType: 'application/pdf',
+        disposition: 'attachment',
+      });
+      const pdf = await readPdf(attachment!.content);
+      expect(pdf.text).to.include(`${books.businessName} Invoice ${draft.number}`);
+      expect(pdf.text).to.include('Bill to Pdf Customer');
+      expect(pdf.text).to.include('Design work 10 €120.00 €1,200.00');
+      expect(pdf.text).to.include(`Total ${res.body.total.formatted} Paid €0.00 Balance due ${res.body.balance.formatted}`);
+      expect(pdf.text).to.include(`Pay online ${res.body.payUrl}`);
+      expect(message.text).to.include(`Pay online: ${res.body.payUrl}`);
+    });
+
     it('replays the same 200 with idempotent-replayed: true and emails nothing more', async () => {
       const books = newBooks(app);
       const customerId = await newCustomer(app, books, 'Replay Customer', 'replay@customer.test');
@@ -255,6 +286,32 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
       const reminders = outboxRows(app, draft.id).filter((row) => row.kind === 'reminder');
       expect(reminders).to.have.lengthOf(1);
       expect(reminders[0]).to.include({ status: 'sent', attempts: 1n, to_address: 'remind@customer.test' });
+    });
+
+    it('attaches the invoice’s PDF to the reminder too, named after its number, showing what was paid and the balance left', async () => {
+      const books = newBooks(app);
+      const customerId = await newCustomer(app, books, 'Pdf Reminded', 'pdf-remind@customer.test');
+      const draft = await newDraft(app, books, { customerId, lines: [{ description: 'Retainer', quantity: '1', unitPriceCents: '100000' }] });
+      await sendInvoice(app, books.key, draft.id);
+      await payInvoice(app, books.key, draft.id, '25000');
+      smtp.received.length = 0;
+
+      const res = await app.post(`/api/v1/invoices/${draft.id}/remind`, books.key);
+
+      expect(res.status, res.text).to.equal(200);
+      const message = await onlyMessage(smtp, 'pdf-remind@customer.test');
+      const [attachment] = message.attachments;
+      expect({ filename: attachment!.filename, contentType: attachment!.contentType, disposition: attachment!.disposition }).to.deep.equal({
+        filename: `${draft.number}.pdf`,
+        contentType: 'application/pdf',
+        disposition: 'attachment',
+      });
+      const detail = await app.get(`/api/v1/invoices/${draft.id}`, books.key);
+      const pdf = await readPdf(attachment!.content);
+      expect(pdf.text).to.include('Retainer 1 $1,000.00 $1,000.00');
+      expect(pdf.text).to.include('Total $1,000.00 Paid $250.00 Balance due $750.00');
+      expect(pdf.text).to.include(`$250.00 received on 2026-03-15 (check)`);
+      expect(pdf.text).to.include(`Pay online ${detail.body.payUrl}`);
     });
 
     it('says how many days overdue a past-due invoice is', async () => {

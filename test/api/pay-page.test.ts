@@ -122,8 +122,12 @@ function cspDirectives(header: string): Map<string, string[]> {
   return directives;
 }
 
-/** No script, no form, nothing fetched from anywhere. */
-function expectSelfContained(html: string): void {
+/** The one link a pay page holds: its own PDF, relative to the page, so on the same server. */
+const PDF_LINK = /<a href="[A-Za-z0-9_-]{43}\/invoice\.pdf">Download PDF<\/a>/g;
+
+/** No script, no form, nothing fetched from anywhere; no link but the PDF's. */
+function expectSelfContained(page: string): void {
+  const html = page.replace(PDF_LINK, '');
   expect(html).to.not.match(/<script/i);
   expect(html).to.not.match(/<(link|img|iframe|frame|object|embed|form|base|input|button|svg|video|audio|source)\b/i);
   expect(html).to.not.match(/\s(src|href|action|srcset|formaction|style)\s*=/i);
@@ -169,6 +173,21 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
       expectPageHeaders(res);
       expectSelfContained(res.text);
       expect(res.headers['access-control-allow-origin']).to.equal(undefined);
+    });
+
+    it('links to the invoice’s PDF: "Download PDF", relative to the page, leading to /pay/{token}/invoice.pdf', async () => {
+      const books = newBooks(app);
+      const invoice = await issue(app, books);
+
+      const res = await app.get(invoice.payPath, null);
+
+      expect(res.status).to.equal(200);
+      const hrefs = [...res.text.matchAll(/<a href="([^"]*)">Download PDF<\/a>/g)].map((match) => match[1]!);
+      expect(hrefs).to.deep.equal([`${invoice.token}/invoice.pdf`]);
+      expect(new URL(hrefs[0]!, `${app.url}${invoice.payPath}`).pathname).to.equal(`${invoice.payPath}/invoice.pdf`);
+      const download = await fetch(new URL(hrefs[0]!, `${app.url}${invoice.payPath}`));
+      expect(download.status).to.equal(200);
+      expect(download.headers.get('content-type')).to.equal('application/pdf');
     });
 
     it('shows the business, number, customer, lines, totals and balance due in the invoice’s currency', async () => {
@@ -321,6 +340,9 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
       const shown = visibleText(res.text);
       expect(shown).to.include('This invoice was voided. Nothing is owed on it.');
       expect(shown).to.not.include('Amount due');
+      // The balance the API gives a void invoice, not its total.
+      expect((await app.get(`/api/v1/invoices/${invoice.id}`, books.key)).body.balance.cents).to.equal('0');
+      expect(shown).to.match(/Balance\s*\$0\.00/);
     });
   });
 

@@ -129,6 +129,16 @@ export interface ParsedMessage {
   text: string | undefined;
   /** The text/html part, decoded, with \n line ends; undefined when there is none. */
   html: string | undefined;
+  /** The attached files, decoded, in order. */
+  attachments: ParsedAttachment[];
+}
+
+export interface ParsedAttachment {
+  filename: string | undefined;
+  contentType: string;
+  /** inline or attachment, from Content-Disposition. */
+  disposition: string | undefined;
+  content: Buffer;
 }
 
 export async function parseMessage(raw: string): Promise<ParsedMessage> {
@@ -144,6 +154,12 @@ export async function parseMessage(raw: string): Promise<ParsedMessage> {
     contentTypes: [...raw.matchAll(/^Content-Type:[ \t]*([^\r\n]*)/gim)].map((match) => match[1]!),
     text: lf(mail.text),
     html: lf(mail.html),
+    attachments: mail.attachments.map((attachment) => ({
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      disposition: attachment.contentDisposition,
+      content: attachment.content,
+    })),
   };
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing.js';
+import { readPdf } from '../support/pdf.js';
 
 /**
  * daybook/testing: a throwaway server for other products' test suites. Each test talks to it
@@ -69,6 +70,16 @@ describe('daybook/testing: startDaybook', () => {
     const page = await fetch(email.payUrl!);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain(invoice.number);
+  });
+
+  it('captures the invoice email’s PDF: named after the invoice number, application/pdf, its bytes in base64', async () => {
+    const invoice = await sentInvoice(daybook);
+    const email = await daybook.outbox.waitFor((candidate) => candidate.subject.includes(invoice.number));
+    expect(email.attachments.map(({ filename, contentType }) => ({ filename, contentType }))).to.deep.equal([{ filename: `${invoice.number}.pdf`, contentType: 'application/pdf' }]);
+    const pdf = Buffer.from(email.attachments[0]!.contentBase64, 'base64');
+    expect(pdf.length).to.equal(email.attachments[0]!.size);
+    expect(pdf.subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+    expect((await readPdf(pdf)).info.Title).to.equal(`Invoice ${invoice.number} from Harbor Coffee`);
   });
 
   it('moves "now" for everything with the clock: a sent invoice goes overdue and ages once the overdue job runs', async () => {

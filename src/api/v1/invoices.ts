@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { canReach, resolveBusiness } from '../../books/access.js';
-import { findInvoice, type Invoice, INVOICE_STATUSES, UNPAID_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
+import { findInvoice, type Invoice, invoiceBalanceCents, INVOICE_STATUSES, UNPAID_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
 import { recordPayment, remindInvoice, sendInvoice } from '../../books/invoice-posting.js';
 import { payToken, payUrl } from '../../books/pay-links.js';
 import { todayUtc } from '../../clock.js';
@@ -84,11 +84,6 @@ export const InvoiceDetailSchema = Strict(
   { title: 'InvoiceDetail' },
 );
 
-/** What is still owed: nothing on a void invoice, whatever was paid before. */
-function balanceCents(invoice: { status: string; totalCents: bigint; paidCents: bigint }): bigint {
-  return invoice.status === 'void' ? 0n : invoice.totalCents - invoice.paidCents;
-}
-
 function presentSummary(invoice: InvoiceSummary) {
   const of = (cents: bigint) => money(cents, invoice.currency);
   return {
@@ -100,7 +95,7 @@ function presentSummary(invoice: InvoiceSummary) {
     dueDate: invoice.dueDate,
     total: of(invoice.totalCents),
     paid: of(invoice.paidCents),
-    balance: of(balanceCents(invoice)),
+    balance: of(invoiceBalanceCents(invoice)),
     currency: invoice.currency,
   };
 }
@@ -120,7 +115,7 @@ export function presentInvoice(db: Db, siteUrl: string, invoice: Invoice) {
     tax: of(invoice.taxCents),
     total: of(invoice.totalCents),
     paid: of(invoice.paidCents),
-    balance: of(balanceCents(invoice)),
+    balance: of(invoiceBalanceCents(invoice)),
     memo: invoice.memo,
     lines: invoice.lines.map((line) => ({
       description: line.description,
