@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from './config.js';
@@ -19,11 +19,12 @@ export interface ThrowawayBooks {
 
 /** A fresh copy of the migrated books, under a folder whose name starts with `prefix`. */
 export async function throwawayBooks(prefix: string): Promise<ThrowawayBooks> {
+  const image = await migratedImage();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
     const path = join(dir, 'books.sqlite');
-    copyFileSync(await migratedTemplate(), path);
+    writeFileSync(path, image);
     return { path, remove };
   } catch (error) {
     remove();
@@ -40,16 +41,24 @@ export function throwawayConfig(booksPath: string, overrides: Partial<Config> = 
   return loadConfig({}, { db: booksPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal', fxProviderUrl: 'http://127.0.0.1:9', ...overrides });
 }
 
-let template: Promise<string> | undefined;
+let template: Promise<Buffer> | undefined;
 
-/** Books with every migration applied, made once per process and copied for each server. */
-function migratedTemplate(): Promise<string> {
+/**
+ * The bytes of books with every migration applied, made once per process and written out for
+ * each server. Kept in memory, not in a file: a test runner's workers (Vitest, Jest) end
+ * without the process's exit event, so a template file would be left behind by each.
+ */
+function migratedImage(): Promise<Buffer> {
   template ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'daybook-template-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'books.sqlite');
-    await migrateLatest(path);
-    return path;
+    try {
+      const path = join(dir, 'books.sqlite');
+      // Closed when it returns, so the write-ahead log is folded into the file.
+      await migrateLatest(path);
+      return readFileSync(path);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   })();
   // A failed migration is not kept: the next server tries again.
   template.catch(() => (template = undefined));

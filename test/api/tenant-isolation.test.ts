@@ -219,7 +219,8 @@ describe('Tenant isolation: two accounts, four attacker keys, every operation', 
   before(async function () {
     this.timeout(20_000);
     provider = await startHeldRateProvider();
-    app = await startTestApp(START, { config: { fxProviderUrl: provider.url } });
+    // No scheduled job may write to the books while a refused write's tables are compared.
+    app = await startTestApp(START, { config: { fxProviderUrl: provider.url, jobOutbox: null, jobOverdue: null, jobHousekeeping: null } });
     const { db, clock } = app;
 
     // ---- Account A, the victim: two businesses, numbered apart from everyone else's invoices.
