@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectError, withoutRequestId } from '../support/api.js';
-import { buildBusiness, buildKey, buildTenant } from '../support/factories.js';
-import { addBilledCustomer, createInvoice, invoiceBody, invoiceLine, payInvoice, sendInvoice } from '../support/invoicing.js';
+import { getInvoice, type InvoiceDetail, type IssuedInvoice, issueInvoice, type Money, newBooks, payInvoice } from '../support/invoicing.js';
 import { expectEmbeddedFontsOnly, type ReadPdf, readPdf } from '../support/pdf.js';
 
 /**
@@ -15,93 +14,6 @@ import { expectEmbeddedFontsOnly, type ReadPdf, readPdf } from '../support/pdf.j
  */
 
 const START = '2026-03-15T12:00:00.000Z';
-
-interface Books {
-  tenantId: string;
-  businessId: string;
-  businessName: string;
-  key: string;
-}
-
-let counter = 0;
-
-function newBooks(app: TestApp): Books {
-  const businessName = `Harbor Design ${++counter}`;
-  const tenant = buildTenant(app.db, app.clock, { plan: 'large' });
-  const business = buildBusiness(app.db, app.clock, { tenantId: tenant.id, name: businessName });
-  const { key } = buildKey(app.db, app.clock, { tenantId: tenant.id });
-  return { tenantId: tenant.id, businessId: business.id, businessName, key };
-}
-
-interface IssueOptions {
-  customer?: { name: string; addressLine1?: string; city?: string; state?: string; postalCode?: string };
-  currency?: string;
-  taxRatePercent?: string;
-  memo?: string;
-  lines?: { description: string; quantity: string; unitPriceCents: string }[];
-  draft?: boolean;
-}
-
-interface Issued {
-  id: string;
-  number: string;
-  /** /pay/{token} */
-  payPath: string;
-  token: string;
-}
-
-/** An invoice issued 2026-03-15 on Net 30 terms, sent unless asked otherwise. */
-async function issue(app: TestApp, books: Books, options: IssueOptions = {}): Promise<Issued> {
-  const customerId = addBilledCustomer(app, books.tenantId, options.customer ?? {});
-  const lines = (options.lines ?? [{ description: 'Consulting', quantity: '2', unitPriceCents: '50000' }]).map((line) => invoiceLine(app, books.businessId, line));
-  const created = await createInvoice(
-    app,
-    books.key,
-    invoiceBody(app, books.businessId, customerId, {
-      issueDate: '2026-03-15',
-      paymentTermsDays: 30,
-      lines,
-      currency: options.currency,
-      taxRatePercent: options.taxRatePercent,
-      memo: options.memo,
-    }),
-  );
-  if (!options.draft) await sendInvoice(app, books.key, created.invoiceId);
-  const payPath = new URL(created.webUrl).pathname;
-  return { id: created.invoiceId, number: created.invoiceNumber, payPath, token: payPath.slice('/pay/'.length) };
-}
-
-/** GET /invoices/{id}: the detail the PDF must agree with. */
-async function invoiceDetail(app: TestApp, books: Books, invoiceId: string): Promise<InvoiceDetail> {
-  const res = await app.get(`/api/v1/invoices/${invoiceId}`, books.key);
-  expect(res.status, res.text).to.equal(200);
-  return res.body as InvoiceDetail;
-}
-
-interface Money {
-  cents: string;
-  formatted: string;
-  currency: string;
-}
-
-interface InvoiceDetail {
-  number: string;
-  status: string;
-  issueDate: string;
-  dueDate: string;
-  currency: string;
-  customer: { name: string };
-  terms: string | null;
-  subtotal: Money;
-  tax: Money;
-  total: Money;
-  paid: Money;
-  balance: Money;
-  memo: string | null;
-  lines: { description: string; quantity: string; unitPrice: Money; amount: Money }[];
-  payments: { amount: Money; method: string; paidAt: string }[];
-  payUrl: string;
-}
 
 interface Download {
   status: number;
@@ -114,7 +26,7 @@ async function download(app: TestApp, path: string): Promise<Download> {
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
-async function invoicePdf(app: TestApp, invoice: Issued): Promise<{ bytes: Uint8Array; pdf: ReadPdf }> {
+async function invoicePdf(app: TestApp, invoice: IssuedInvoice): Promise<{ bytes: Uint8Array; pdf: ReadPdf }> {
   const res = await download(app, `${invoice.payPath}/invoice.pdf`);
   expect(res.status).to.equal(200);
   return { bytes: res.bytes, pdf: await readPdf(res.bytes) };
@@ -165,7 +77,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
     it('a USD invoice: every fact and figure of GET /invoices/{id}, the customer’s address, a long description whole, on Letter paper', async () => {
       const books = newBooks(app);
       const longDescription = Array.from({ length: 90 }, (_, index) => `task${index + 1}`).join(' ');
-      const invoice = await issue(app, books, {
+      const invoice = await issueInvoice(app, books, {
         customer: { name: 'Acme Corp', addressLine1: '12 Main Street', city: 'Springfield', state: 'IL', postalCode: '62704' },
         memo: 'Thank you for your business.',
         lines: [
@@ -173,7 +85,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
           { description: longDescription, quantity: '12.5', unitPriceCents: '9999' },
         ],
       });
-      const detail = await invoiceDetail(app, books, invoice.id);
+      const detail = await getInvoice(app, books.key, invoice.id);
       expect(detail.total.formatted, 'the figures checked below').to.equal('$5,749.88');
 
       const { bytes, pdf } = await invoicePdf(app, invoice);
@@ -192,7 +104,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
     it('a EUR invoice with tax and a partial payment: every figure as GET /invoices/{id} gives it, in euros, on A4 paper', async () => {
       const books = newBooks(app);
       setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
-      const invoice = await issue(app, books, {
+      const invoice = await issueInvoice(app, books, {
         customer: { name: 'Łódź Studio Sp. z o.o.' },
         currency: 'EUR',
         taxRatePercent: '10',
@@ -204,7 +116,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
       });
       app.clock.set('2026-03-20T10:00:00.000Z');
       await payInvoice(app, books.key, invoice.id, '40000', '2026-03-20');
-      const detail = await invoiceDetail(app, books, invoice.id);
+      const detail = await getInvoice(app, books.key, invoice.id);
       expect(detail.status).to.equal('partially_paid');
       expect([detail.subtotal, detail.tax, detail.total, detail.paid, detail.balance].map((amount) => amount.formatted)).to.deep.equal([
         '€1,275.00',
@@ -230,8 +142,8 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
     it('many lines flow onto further pages and every one is there, the totals after the last', async () => {
       const books = newBooks(app);
       const lines = Array.from({ length: 90 }, (_, index) => ({ description: `Session ${index + 1}`, quantity: '1', unitPriceCents: String(1000 + index) }));
-      const invoice = await issue(app, books, { lines });
-      const detail = await invoiceDetail(app, books, invoice.id);
+      const invoice = await issueInvoice(app, books, { lines });
+      const detail = await getInvoice(app, books.key, invoice.id);
 
       const { pdf } = await invoicePdf(app, invoice);
 
@@ -244,7 +156,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
   describe('the answer', () => {
     it('answers 200 application/pdf as an attachment named after the invoice number, with the pay page’s security headers', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       const page = await app.get(invoice.payPath, null);
 
       const res = await download(app, `${invoice.payPath}/invoice.pdf`);
@@ -262,13 +174,13 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
 
     it('changes nothing: a sent invoice stays sent (only its page marks it viewed), and the same invoice gives the same bytes', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
 
       const first = await download(app, `${invoice.payPath}/invoice.pdf`);
       app.clock.set('2026-03-18T09:00:00.000Z');
       const second = await download(app, `${invoice.payPath}/invoice.pdf`);
 
-      expect((await invoiceDetail(app, books, invoice.id)).status).to.equal('sent');
+      expect((await getInvoice(app, books.key, invoice.id)).status).to.equal('sent');
       const views = app.db.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'invoice.view' AND subject_id = ?").get(invoice.id) as { n: bigint };
       expect(views.n).to.equal(0n);
       expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).to.equal(true);
@@ -276,8 +188,8 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
 
     it('a draft’s link, an unknown token, a malformed one and one with a character changed all get the pay page’s own 404, byte for byte', async () => {
       const books = newBooks(app);
-      const draft = await issue(app, books, { draft: true, customer: { name: 'Hidden Customer' } });
-      const sent = await issue(app, books);
+      const draft = await issueInvoice(app, books, { draft: true, customer: { name: 'Hidden Customer' } });
+      const sent = await issueInvoice(app, books);
       const flipped = (sent.token[0] === 'A' ? 'B' : 'A') + sent.token.slice(1);
       const pageNotFound = await app.get(`/pay/${randomBytes(32).toString('base64url')}`, null);
       expect(pageNotFound.status).to.equal(404);
@@ -298,12 +210,12 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
         for (const header of PAGE_HEADERS) expect(res.headers[header], `${name}: ${header}`).to.equal(pageNotFound.headers[header]);
         for (const secret of [draft.number, 'Hidden Customer', books.businessName]) expect(res.text, `${name} must not show ${secret}`).to.not.include(secret);
       }
-      expect((await invoiceDetail(app, books, draft.id)).status).to.equal('draft');
+      expect((await getInvoice(app, books.key, draft.id)).status).to.equal('draft');
     });
 
     it('POST and other methods answer the JSON 404 not_found of an unknown path', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       const unknownPath = await app.request('POST', '/nowhere-at-all');
 
       for (const method of ['POST', 'PUT', 'DELETE']) {

@@ -5,8 +5,8 @@ import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { expectError, withoutRequestId } from '../support/api.js';
-import { buildBusiness, buildKey, buildTenant, TEST_ACTOR } from '../support/factories.js';
-import { addBilledCustomer, createInvoice, invoiceBody, invoiceLine, payInvoice, sendInvoice } from '../support/invoicing.js';
+import { TEST_ACTOR } from '../support/factories.js';
+import { type Books, getInvoice, issueInvoice, newBooks, payInvoice } from '../support/invoicing.js';
 
 /**
  * The customer's pay page, GET {payUrl}: no key, the link is the key. It shows the invoice as
@@ -18,68 +18,10 @@ const START = '2026-03-15T12:00:00.000Z';
 const HOSTILE = '<script>alert(1)</script> &amp;';
 const HOSTILE_ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt; &amp;amp;';
 
-interface Books {
-  tenantId: string;
-  businessId: string;
-  businessName: string;
-  key: string;
-}
-
 let counter = 0;
 
-/** A tenant with one business (named as asked) and one read-write key. */
-function newBooks(app: TestApp, businessName = `Harbor Design ${++counter}`): Books {
-  const tenant = buildTenant(app.db, app.clock, { plan: 'large' });
-  const business = buildBusiness(app.db, app.clock, { tenantId: tenant.id, name: businessName });
-  const { key } = buildKey(app.db, app.clock, { tenantId: tenant.id });
-  return { tenantId: tenant.id, businessId: business.id, businessName, key };
-}
-
-interface IssueOptions {
-  customerName?: string;
-  currency?: string;
-  taxRatePercent?: string;
-  memo?: string;
-  lines?: { description: string; quantity: string; unitPriceCents: string }[];
-  /** Leave it a draft (default: send it). */
-  draft?: boolean;
-}
-
-interface Issued {
-  id: string;
-  number: string;
-  /** The path of the pay link, /pay/{token}. */
-  payPath: string;
-  token: string;
-}
-
-/** An invoice issued 2026-03-15, due 2026-04-14 (one line of $1,000.00 unless told), sent unless asked otherwise. */
-async function issue(app: TestApp, books: Books, options: IssueOptions = {}): Promise<Issued> {
-  const customerId = addBilledCustomer(app, books.tenantId, options.customerName ? { name: options.customerName } : {});
-  const lines = (options.lines ?? [{ description: 'Consulting', quantity: '2', unitPriceCents: '50000' }]).map((line) => invoiceLine(app, books.businessId, line));
-  const created = await createInvoice(
-    app,
-    books.key,
-    invoiceBody(app, books.businessId, customerId, {
-      issueDate: '2026-03-15',
-      dueDate: '2026-04-14',
-      lines,
-      currency: options.currency,
-      taxRatePercent: options.taxRatePercent,
-      memo: options.memo,
-    }),
-  );
-  if (!options.draft) await sendInvoice(app, books.key, created.invoiceId);
-  const detail = await app.get(`/api/v1/invoices/${created.invoiceId}`, books.key);
-  expect(detail.body.payUrl, 'the detail shows the link the create answered').to.equal(created.webUrl);
-  const payPath = new URL(created.webUrl).pathname;
-  return { id: created.invoiceId, number: created.invoiceNumber, payPath, token: payPath.slice('/pay/'.length) };
-}
-
 async function statusOf(app: TestApp, books: Books, invoiceId: string): Promise<string> {
-  const res = await app.get(`/api/v1/invoices/${invoiceId}`, books.key);
-  expect(res.status).to.equal(200);
-  return res.body.status as string;
+  return (await getInvoice(app, books.key, invoiceId)).status;
 }
 
 function viewAudits(app: TestApp, invoiceId: string): { actor_type: string; actor_name: string; at: string; business_id: string }[] {
@@ -165,7 +107,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
   describe('a sent invoice', () => {
     it('answers 200 text/html with the security headers; the CSP allows only the page’s own stylesheet, by its hash', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
 
       const res = await app.get(invoice.payPath, null);
 
@@ -177,7 +119,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('links to the invoice’s PDF: "Download PDF", relative to the page, leading to /pay/{token}/invoice.pdf', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
 
       const res = await app.get(invoice.payPath, null);
 
@@ -193,8 +135,8 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
     it('shows the business, number, customer, lines, totals and balance due in the invoice’s currency', async () => {
       const books = newBooks(app);
       setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
-      const invoice = await issue(app, books, {
-        customerName: 'Marta Kowalski',
+      const invoice = await issueInvoice(app, books, {
+        customer: { name: 'Marta Kowalski' },
         currency: 'EUR',
         taxRatePercent: '10',
         lines: [
@@ -223,8 +165,8 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
     it('escapes every stored text: a line description, the memo, and the business and customer names', async () => {
       const businessName = `Acme <b>&"' Ltd ${++counter}`;
       const books = newBooks(app, businessName);
-      const invoice = await issue(app, books, {
-        customerName: `Jo <b>&"' Customer`,
+      const invoice = await issueInvoice(app, books, {
+        customer: { name: `Jo <b>&"' Customer` },
         memo: `Memo ${HOSTILE}`,
         lines: [{ description: `Line ${HOSTILE}`, quantity: '1', unitPriceCents: '1000' }],
       });
@@ -248,7 +190,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
   describe('marking viewed', () => {
     it('the first open marks a sent invoice viewed, with one invoice.view audit row; later opens change nothing', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       expect(await statusOf(app, books, invoice.id)).to.equal('sent');
       expect(viewAudits(app, invoice.id)).to.deep.equal([]);
 
@@ -277,7 +219,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('opening a partially paid invoice keeps its status and shows what was paid and what is left', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       const paid = await app.post(`/api/v1/invoices/${invoice.id}/payments`, books.key, { amountCents: '40000', method: 'wire' });
       expect(paid.status, paid.text).to.equal(201);
       expect(paid.body.status).to.equal('partially_paid');
@@ -295,7 +237,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('opening a paid invoice keeps it paid and says it is paid in full', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       await payInvoice(app, books.key, invoice.id, '100000');
       expect(await statusOf(app, books, invoice.id)).to.equal('paid');
 
@@ -313,7 +255,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('opening an overdue invoice keeps it overdue', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       app.clock.set('2026-04-20T12:00:00.000Z');
       // As the overdue sweep leaves it (the status alone moves; nothing is posted).
       app.db.prepare("UPDATE invoices SET status = 'overdue' WHERE id = ?").run(invoice.id);
@@ -328,7 +270,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('a void invoice’s page says it was voided and owes nothing; opening it changes nothing', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       inTransaction(app.db, () => voidInvoice(app.db, app.clock, TEST_ACTOR, invoice.id));
 
       const res = await app.get(invoice.payPath, null);
@@ -350,8 +292,8 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
     it('a draft’s link, an unknown token, malformed tokens and a token with one character changed all get the same 404 page, revealing nothing', async () => {
       const businessName = `Secretive Holdings ${++counter}`;
       const books = newBooks(app, businessName);
-      const draft = await issue(app, books, { draft: true, customerName: 'Hidden Customer' });
-      const sent = await issue(app, books, { customerName: 'Other Customer' });
+      const draft = await issueInvoice(app, books, { draft: true, customer: { name: 'Hidden Customer' } });
+      const sent = await issueInvoice(app, books, { customer: { name: 'Other Customer' } });
       const flipped = (sent.token[0] === 'A' ? 'B' : 'A') + sent.token.slice(1);
       const paths = {
         draft: draft.payPath,
@@ -392,7 +334,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
   describe('methods other than GET', () => {
     it('POST, PUT, PATCH and DELETE on a pay link answer the JSON 404 not_found of an unknown path (HEAD a bare 404), and mark nothing viewed', async () => {
       const books = newBooks(app);
-      const invoice = await issue(app, books);
+      const invoice = await issueInvoice(app, books);
       const unknownPath = await app.request('POST', '/nowhere-at-all');
       expectError(unknownPath, 404, 'not_found');
 

@@ -6,8 +6,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { setRate } from '../../src/books/fx.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { outputPath, startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
-import { buildBusiness, buildKey, buildTenant } from '../support/factories.js';
-import { addBilledCustomer, createInvoice, invoiceBody, invoiceLine, sendInvoice } from '../support/invoicing.js';
+import { getInvoice, type InvoiceDetail, issueInvoice, newBooks } from '../support/invoicing.js';
 
 /**
  * The customer's pay page in a real browser (Debian's Chromium, headless), as a customer opens
@@ -19,30 +18,6 @@ const START = '2026-03-15T12:00:00.000Z';
 
 /** A long word with no place to break, as references and links in descriptions are. */
 const UNBROKEN_REFERENCE = 'PO:ACMEHARBORFRAMEWORKAGREEMENT2026031500000000042';
-
-interface Money {
-  cents: string;
-  formatted: string;
-}
-
-/** The part of GET /api/v1/invoices/{id} the page shows. */
-interface InvoiceDetail {
-  id: string;
-  number: string;
-  issueDate: string;
-  dueDate: string;
-  currency: string;
-  customer: { name: string };
-  subtotal: Money;
-  tax: Money;
-  total: Money;
-  paid: Money;
-  balance: Money;
-  memo: string | null;
-  lines: { description: string; quantity: string; unitPrice: Money; amount: Money }[];
-  payments: { amount: Money; method: string; paidAt: string }[];
-  payUrl: string;
-}
 
 interface Viewport {
   name: string;
@@ -81,37 +56,26 @@ describe('the pay page in Chromium', function () {
     browser = await startBrowserOrSkip(this);
     app = await startTestApp(START);
     // A EUR invoice with tax, a partial payment, a fractional quantity, a long description and a memo.
-    const tenant = buildTenant(app.db, app.clock, { plan: 'large' });
-    const business = buildBusiness(app.db, app.clock, { tenantId: tenant.id, name: 'Atelier Lumière & Fils' });
-    const { key } = buildKey(app.db, app.clock, { tenantId: tenant.id });
+    const books = newBooks(app, 'Atelier Lumière & Fils');
     setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
-    const customerId = addBilledCustomer(app, tenant.id, { name: 'Marta Kowalski-Nowak' });
-    const created = await createInvoice(
-      app,
-      key,
-      invoiceBody(app, business.id, customerId, {
-        issueDate: '2026-03-15',
-        dueDate: '2026-04-14',
-        currency: 'EUR',
-        taxRatePercent: '20',
-        memo: 'Thank you for your custom. Bank: IBAN FR76 3000 6000 0112 3456 7890 189.',
-        lines: [
-          invoiceLine(app, business.id, {
-            description: `Brand identity workshop, two days on site with the whole team, including preparation, materials and the written summary (${UNBROKEN_REFERENCE})`,
-            quantity: '2',
-            unitPriceCents: '185000',
-          }),
-          invoiceLine(app, business.id, { description: 'Hosting, per month', quantity: '1.5', unitPriceCents: '4999' }),
-          invoiceLine(app, business.id, { description: 'Stock photography licence', quantity: '12', unitPriceCents: '2500' }),
-        ],
-      }),
-    );
-    await sendInvoice(app, key, created.invoiceId);
-    const paid = await app.post(`/api/v1/invoices/${created.invoiceId}/payments`, key, { amountCents: '150000', method: 'wire' });
+    const invoice = await issueInvoice(app, books, {
+      customer: { name: 'Marta Kowalski-Nowak' },
+      currency: 'EUR',
+      taxRatePercent: '20',
+      memo: 'Thank you for your custom. Bank: IBAN FR76 3000 6000 0112 3456 7890 189.',
+      lines: [
+        {
+          description: `Brand identity workshop, two days on site with the whole team, including preparation, materials and the written summary (${UNBROKEN_REFERENCE})`,
+          quantity: '2',
+          unitPriceCents: '185000',
+        },
+        { description: 'Hosting, per month', quantity: '1.5', unitPriceCents: '4999' },
+        { description: 'Stock photography licence', quantity: '12', unitPriceCents: '2500' },
+      ],
+    });
+    const paid = await app.post(`/api/v1/invoices/${invoice.id}/payments`, books.key, { amountCents: '150000', method: 'wire' });
     expect(paid.status, paid.text).to.equal(201);
-    const res = await app.get(`/api/v1/invoices/${created.invoiceId}`, key);
-    expect(res.status, res.text).to.equal(200);
-    detail = res.body as InvoiceDetail;
+    detail = await getInvoice(app, books.key, invoice.id);
     expect(detail.paid.cents, 'a partial payment').to.equal('150000');
     expect(BigInt(detail.balance.cents) > 0n, 'a balance left').to.equal(true);
     // The link in the email names the configured site; the browser opens the same path on the test server.
