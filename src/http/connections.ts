@@ -54,12 +54,22 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
     // The app refuses a missing Host itself, with the spec's error body (src/app.ts).
     requireHostHeader: false,
   };
-  const server = tls ? createHttpsServer({ ...options, ...tls, minVersion: TLS_MIN_VERSION }, listener) : createServer(options, listener);
+  const server = tls ? createHttpsServer({ ...options, ...tlsOptions(tls, limits) }, listener) : createServer(options, listener);
   server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs);
   answerClientErrors(server, limits);
   answerHalfClosedClients(server);
   return server;
+}
+
+/**
+ * Under TLS the same limits hold: a connection that never finishes its handshake is cut like
+ * one that never finishes its headers (Node's default would hold it for two minutes, a
+ * connection counted against the limit), and a half-closed client keeps its answer (without
+ * allowHalfOpen on the TLS socket, httpAllowHalfOpen has no effect).
+ */
+function tlsOptions(tls: TlsFiles, limits: ConnectionLimits) {
+  return { ...tls, minVersion: TLS_MIN_VERSION, handshakeTimeout: limits.headersTimeoutMs, allowHalfOpen: true } as const;
 }
 
 /**

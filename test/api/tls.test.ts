@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
+import { type AddressInfo, connect as netConnect } from 'node:net';
 import { connect, type SecureVersion } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config.js';
+import { CONNECTION_LIMITS, createHttpServer } from '../../src/http/connections.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { makeCertificate, type TestCertificate } from '../support/certificates.js';
 import { captureLog } from '../support/log-capture.js';
@@ -111,6 +113,57 @@ describe('native TLS', function () {
       expect(() => app.reloadTls()).to.throw(ConfigError, /^DAYBOOK_TLS_KEY: .* is not the key of the certificate in /);
       expect((await handshake(app.url)).fingerprint).to.equal(before);
       copyFileSync(second.certPath, served.certPath);
+    });
+  });
+
+  describe('the connection limits hold under TLS', () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(undefined, {
+        config: { tlsCert: first.certPath, tlsKey: first.keyPath, siteUrl: SITE_URL },
+        connectionLimits: { headersTimeoutMs: 500, requestTimeoutMs: 1_000, checkEveryMs: 100 },
+      });
+    });
+    after(() => app.close());
+
+    it('cuts a connection that never starts its handshake, as one that never sends its headers', async () => {
+      const { hostname, port } = new URL(app.url);
+      const started = Date.now();
+      const closedAfterMs = await new Promise<number>((resolve, reject) => {
+        const socket = netConnect({ host: hostname, port: Number(port) });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Date.now() - started));
+        setTimeout(() => {
+          socket.destroy();
+          resolve(Infinity);
+        }, 5_000).unref();
+      });
+      // Node's own default would hold it for 120 s.
+      expect(closedAfterMs).to.be.lessThan(3_000);
+    });
+
+    it('answers a client that sends its request and then half-closes, while the answer is still being made', async () => {
+      // The server's own connection handling, with an answer that takes 200 ms.
+      const files = { cert: readFileSync(first.certPath), key: readFileSync(first.keyPath) };
+      const server = createHttpServer((_req, res) => void setTimeout(() => res.end('made'), 200), CONNECTION_LIMITS, files);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const answer = await new Promise<string>((resolve, reject) => {
+          let received = '';
+          const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'localhost', allowHalfOpen: true }, () => {
+            socket.end('GET / HTTP/1.1\r\nhost: localhost\r\n\r\n');
+          });
+          socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+          socket.on('close', () => resolve(received));
+          socket.on('error', reject);
+        });
+        expect(answer).to.match(/^HTTP\/1\.1 200 /);
+        expect(answer).to.match(/made$/);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
   });
 
