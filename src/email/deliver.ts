@@ -49,7 +49,7 @@ export async function deliverEmails(db: Db, clock: Clock, mailer: Mailer, log: L
 
 async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, email: OutboxEmail, result: DeliveryResult): Promise<void> {
   try {
-    const attachments = await attachmentsFor(db, email);
+    const attachments = await attachmentsOrNone(db, log, email);
     await mailer.send({ id: email.id, to: email.to, subject: email.subject, text: email.text, html: email.html ?? '', attachments });
   } catch (error) {
     const reason = describeError(error);
@@ -76,13 +76,26 @@ async function deliverOne(db: Db, clock: Clock, mailer: Mailer, log: Logger, ema
 /**
  * An invoice's email (the send's and each reminder's) carries the invoice as a PDF, made at
  * delivery from the invoice as the books hold it then, and linking where the email links.
- * Built inside the attempt: should it fail, the email is retried like any other failure.
  */
 async function attachmentsFor(db: Db, email: OutboxEmail): Promise<MailAttachment[]> {
   if (email.invoiceId === null) return [];
   const invoice = findInvoice(db, email.invoiceId);
   if (!invoice) throw new Error(`the outbox email ${email.id} names invoice ${email.invoiceId}, which the books do not hold`);
   return [await invoicePdf(db, invoice, emailPayLink(email, payToken(db, invoice.id)))];
+}
+
+/**
+ * The email goes even when its PDF cannot be made: the invoice's text and pay link are what
+ * the customer needs, and a fault that recurs would otherwise hold the email back until its
+ * retries ran out. The fault is logged with the email's id.
+ */
+async function attachmentsOrNone(db: Db, log: Logger, email: OutboxEmail): Promise<MailAttachment[]> {
+  try {
+    return await attachmentsFor(db, email);
+  } catch (error) {
+    log.error({ err: error, emailId: email.id, invoiceId: email.invoiceId }, 'invoice PDF not made; the email is sent without it');
+    return [];
+  }
 }
 
 /**

@@ -114,6 +114,9 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
           { description: 'Hosting (café server)', quantity: '1.5', unitPriceCents: '5000' },
         ],
       });
+      // Downloaded before the payment: rendered PDFs are kept, and the payment must not find this one.
+      const unpaid = await invoicePdf(app, invoice);
+      expect(unpaid.pdf.text).to.include('Balance due €1,402.50');
       app.clock.set('2026-03-20T10:00:00.000Z');
       await payInvoice(app, books.key, invoice.id, '40000', '2026-03-20');
       const detail = await getInvoice(app, books.key, invoice.id);

@@ -151,7 +151,8 @@ describe('native TLS', function () {
         const { port } = server.address() as AddressInfo;
         const answer = await new Promise<string>((resolve, reject) => {
           let received = '';
-          const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'localhost', allowHalfOpen: true }, () => {
+          const halfOpen = { host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'localhost', allowHalfOpen: true };
+          const socket = connect(halfOpen, () => {
             socket.end('GET / HTTP/1.1\r\nhost: localhost\r\n\r\n');
           });
           socket.on('data', (chunk: Buffer) => (received += chunk.toString()));

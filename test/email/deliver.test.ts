@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
@@ -167,6 +168,27 @@ describe('email delivery', () => {
 
       const email = findEmail(s.temp.db, id)!;
       expect(email).to.include({ status: 'sent', attempts: 1, sentAt: s.clock.now().toISOString(), lastError: null });
+    });
+
+    it('sends an invoice email whose PDF cannot be made without it, and logs why, rather than holding the email back', async () => {
+      // An email naming an invoice the books do not hold: its PDF cannot be made.
+      const missingInvoice = randomUUID();
+      s.temp.db.pragma('foreign_keys = OFF');
+      const rendered = invoiceEmail(INVOICE);
+      const id = inTransaction(s.temp.db, () =>
+        enqueueEmail(s.temp.db, s.clock, { tenantId: s.tenantId, businessId: s.businessId, kind: 'invoice', invoiceId: missingInvoice, to: 'jo@customer.test', ...rendered }),
+      );
+      s.temp.db.pragma('foreign_keys = ON');
+      const { log, lines } = capturingLogger();
+
+      const result = await deliverEmails(s.temp.db, s.clock, mailer, log);
+
+      expect(result).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
+      const message = await parseMessage(smtp.received[0]!.raw);
+      expect(message.attachments).to.deep.equal([]);
+      expect(part(message, 'text')).to.include('https://books.example.com/pay/inv-1001');
+      expect(findEmail(s.temp.db, id)).to.include({ status: 'sent', attempts: 1 });
+      expect(lines.find((line) => line.msg === 'invoice PDF not made; the email is sent without it')).to.include({ level: 50, emailId: id, invoiceId: missingInvoice });
     });
 
     it('escapes a name with <script> and & in the HTML part and keeps it literally in the text part', async () => {
