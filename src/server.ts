@@ -15,6 +15,7 @@ import { releaseAbandonedClaims } from './books/idempotency.js';
 import { ensureServerSecrets } from './books/secrets.js';
 import { createLogger, type Logger } from './log.js';
 import { readTlsFiles, type TlsFiles, useCertificate } from './http/tls.js';
+import { refusedLine } from './http/access-log.js';
 
 export interface RunningServer {
   /** Base address, e.g. http://127.0.0.1:3000 (the real port when 0 was asked for). */
@@ -150,7 +151,7 @@ async function drainRequests(server: Server, log: Logger): Promise<void> {
 }
 
 async function listen(app: DaybookApp, config: Config, limits: ConnectionLimits, tls: TlsFiles | null): Promise<Server> {
-  const server = createHttpServer(app.callback(), limits, tls);
+  const server = createHttpServer(app.callback(), limits, tls, (refused) => app.services.log.info(refusedLine(refused), 'request'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenProblem(error, config)));
     server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { AppContext, AppMiddleware } from './context.js';
+import type { RefusedRequest } from './connections.js';
 
 /**
  * One log line per request, once its answer is written or its connection is gone: request id,
@@ -29,5 +30,24 @@ export function accessLine(ctx: AppContext, started: bigint): Record<string, unk
     scheme: ctx.state.client?.scheme ?? null,
     keyId: ctx.state.principal?.keyId ?? null,
     operationId: typeof matched._matchedRouteName === 'string' ? matched._matchedRouteName : null,
+  };
+}
+
+/**
+ * The line of a request answered below the app (src/http/connections.ts): the 422 it was
+ * given and why; nothing of the request itself is known or believed.
+ */
+export function refusedLine(refused: RefusedRequest): Record<string, unknown> {
+  return {
+    requestId: refused.requestId,
+    method: null,
+    route: null,
+    status: 422,
+    durationMs: null,
+    client: refused.client,
+    scheme: refused.scheme,
+    keyId: null,
+    operationId: null,
+    refused: refused.reason,
   };
 }

@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors.js';
+import { plainAddress } from './client-address.js';
 import { TLS_MIN_VERSION, type TlsFiles } from './tls.js';
 
 /**
@@ -45,7 +46,16 @@ export const CONNECTION_LIMITS: Readonly<ConnectionLimits> = Object.freeze({
  * half-closed clients answered, and requests Node refuses itself answered with the spec's
  * error body.
  */
-export function createHttpServer(listener: RequestListener, limits: ConnectionLimits, tls: TlsFiles | null = null): Server {
+/** A request answered below the app (it did not parse, or did not arrive in time), for the access log. */
+export interface RefusedRequest {
+  requestId: string;
+  /** The socket's peer: no header of a request that did not parse is believed. */
+  client: string;
+  scheme: 'http' | 'https';
+  reason: string;
+}
+
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits, tls: TlsFiles | null = null, onRefused: (refused: RefusedRequest) => void = () => {}): Server {
   const options: ServerOptions = {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -57,7 +67,7 @@ export function createHttpServer(listener: RequestListener, limits: ConnectionLi
   const server = tls ? createHttpsServer({ ...options, ...tlsOptions(tls, limits) }, listener) : createServer(options, listener);
   server.maxConnections = limits.maxConnections;
   server.setTimeout(limits.idleTimeoutMs);
-  answerClientErrors(server, limits);
+  answerClientErrors(server, limits, onRefused);
   answerHalfClosedClients(server);
   return server;
 }
@@ -91,7 +101,7 @@ function answerHalfClosedClients(server: Server): void {
  * (answerMalformedRequest): once per connection, after the answer to a complete request ahead
  * of it on the same connection, and never as a second answer to a request that has one.
  */
-function answerClientErrors(server: Server, limits: ConnectionLimits): void {
+function answerClientErrors(server: Server, limits: ConnectionLimits, onRefused: (refused: RefusedRequest) => void): void {
   const lastRequest = trackLastRequest(server);
   const refused = new WeakSet<Duplex>();
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
@@ -104,9 +114,9 @@ function answerClientErrors(server: Server, limits: ConnectionLimits): void {
       closeConnection(socket);
     } else if (last?.request.complete && !last.response.writableFinished) {
       // Before Node's own handling of the finished answer, which may end the connection.
-      last.response.prependOnceListener('finish', () => answerMalformedRequest(error, socket, limits));
+      last.response.prependOnceListener('finish', () => answerMalformedRequest(error, socket, limits, onRefused));
     } else {
-      answerMalformedRequest(error, socket, limits);
+      answerMalformedRequest(error, socket, limits, onRefused);
     }
   });
 }
@@ -144,7 +154,7 @@ function closeConnection(socket: Duplex, lastBytes?: string): void {
  * Transfer-Encoding, oversized headers), or one not received in time, still gets the spec's
  * error body and a request id, not Node's bare 400 or 408.
  */
-function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex, limits: ConnectionLimits): void {
+function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex, limits: ConnectionLimits, onRefused: (refused: RefusedRequest) => void): void {
   if (!socket.writable || (error.code === 'ECONNRESET')) {
     socket.destroy();
     return;
@@ -155,6 +165,8 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
       ? `was not received in time (headers within ${limits.headersTimeoutMs / 1000} s, the whole request within ${limits.requestTimeoutMs / 1000} s)`
       : 'is not a well-formed HTTP/1.1 request';
   const body = JSON.stringify(errorBody('validation_failed', `request: ${problem}`, requestId));
+  const peer = socket as Duplex & { remoteAddress?: string; encrypted?: boolean };
+  onRefused({ requestId, client: plainAddress(peer.remoteAddress ?? 'unknown'), scheme: peer.encrypted ? 'https' : 'http', reason: `request ${problem}` });
   closeConnection(
     socket,
     'HTTP/1.1 422 Unprocessable Entity\r\n' +

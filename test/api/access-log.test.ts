@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { buildApiTenant, type ApiTenant } from '../support/api.js';
+import { buildApiTenant, sendRaw, type ApiTenant } from '../support/api.js';
 import { captureLog, type CapturedLog } from '../support/log-capture.js';
 import { addBilledCustomer, createInvoice, invoiceBody, sendInvoice } from '../support/invoicing.js';
 
@@ -85,7 +85,17 @@ describe('access log', () => {
   it('writes exactly one line per request', async () => {
     const res = await app.get('/healthz', null);
     await lineOf(res);
+    // A second line for the first request would come before the next request's own.
+    await lineOf(await app.get('/healthz', null));
     expect(logged.lines.filter((line) => line.requestId === res.headers['x-request-id'])).to.have.length(1);
+  });
+
+  it('logs a request refused before it reached the app (it did not parse), with the 422 it was given and why', async () => {
+    const res = await sendRaw(app.url, { method: 'POST', path: '/api/v1/customers', headers: { 'content-length': 'twelve', authorization: `Bearer ${tenant.key}` }, body: Buffer.from('{}') });
+    expect(res.status).to.equal(422);
+    const line = await lineOf(res);
+    expect(line).to.deep.include({ status: 422, method: null, route: null, client: '127.0.0.1', scheme: 'http', keyId: null, operationId: null, refused: 'request is not a well-formed HTTP/1.1 request' });
+    expect(JSON.stringify(line)).to.not.include(tenant.key);
   });
 
   it('is off when DAYBOOK_LOG_LEVEL is above info', async () => {
