@@ -14,7 +14,7 @@ import { createLogger } from './log.js';
 import { seedDemo } from '../db/seeds/demo.js';
 import { checkFixture, type Fixture, loadFixture } from './testing-fixture.js';
 import { startServer } from './server.js';
-import { throwawayBooks, throwawayConfig } from './throwaway-books.js';
+import { JOBS_OFF, throwawayBooks, throwawayConfig } from './throwaway-books.js';
 
 /**
  * Daybook as a throwaway server inside another product's test suite (`daybook/testing`): the
@@ -94,8 +94,6 @@ export interface RunningDaybook {
   /** Stops the server and removes its books. */
   close(): Promise<void>;
 }
-
-const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
 
 export async function startDaybook(options: StartDaybookOptions = {}): Promise<RunningDaybook> {
   const books = await throwawayBooks('daybook-testing-');

@@ -41,6 +41,9 @@ export function throwawayConfig(booksPath: string, overrides: Partial<Config> = 
   return loadConfig({}, { db: booksPath, port: 0, host: '127.0.0.1', logLevel: 'silent', sqliteSynchronous: 'normal', fxProviderUrl: 'http://127.0.0.1:9', ...overrides });
 }
 
+/** Every job off its schedule: a test server runs a job when the test asks (runJob). */
+export const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
+
 let template: Promise<Buffer> | undefined;
 
 /**

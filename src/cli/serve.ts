@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Config, loadConfig } from '../config.js';
+import { type Config, loadConfig, type LogLevel } from '../config.js';
 import { createLogger } from '../log.js';
 import type { RunningServer } from '../server.js';
 import { portNumber } from './args.js';
@@ -141,7 +141,7 @@ async function serveEphemeral(options: ServeOptions, context: CommandContext): P
   const at = options.clock === undefined ? undefined : ephemeralClock(testing.clockInstant, options.clock);
   const fixture = options.fixture === undefined ? undefined : readFixture(options.fixture);
   const daybook = await testing
-    .startDaybook({ ...(at ? { at } : {}), ...(fixture ? { fixture } : {}), logLevel: loadConfig(context.io.env).logLevel, control: options.control === true })
+    .startDaybook({ ...(at ? { at } : {}), ...(fixture ? { fixture } : {}), logLevel: ephemeralLogLevel(context.io.env), control: options.control === true })
     .catch((error: unknown) => {
       throw error instanceof FixtureError ? new UsageError(`--fixture ${options.fixture}: ${error.message.replace(/^fixture: /, '')}`) : error;
     });
@@ -157,6 +157,14 @@ async function serveEphemeral(options: ServeOptions, context: CommandContext): P
     watch.dispose();
     stdin.dispose();
   }
+}
+
+/**
+ * The one setting a throwaway server takes from the environment: the rest (a books file, TLS,
+ * a proxy list) belong to a real server, and a developer's shell may well export them.
+ */
+function ephemeralLogLevel(env: NodeJS.ProcessEnv): LogLevel {
+  return loadConfig({ DAYBOOK_LOG_LEVEL: env.DAYBOOK_LOG_LEVEL }).logLevel;
 }
 
 /** `demo`, or the JSON of the fixture file (checked by startDaybook). */

@@ -17,10 +17,10 @@ interface Ephemeral {
   stderr(): string;
 }
 
-function startEphemeral(args: string[]): Ephemeral {
+function startEphemeral(args: string[], env: NodeJS.ProcessEnv = {}): Ephemeral {
   const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), 'serve', '--ephemeral', ...args], {
     cwd: projectRoot,
-    env: { ...process.env, DAYBOOK_LOG_LEVEL: 'warn' },
+    env: { ...process.env, DAYBOOK_LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -143,6 +143,15 @@ describe('daybook serve --ephemeral', function () {
     } finally {
       cli.cleanup();
     }
+  });
+
+  it('takes only its log level from the environment: a real server\'s settings exported in the shell do not stop it', async () => {
+    const ephemeral = startEphemeral([], { DAYBOOK_TLS_CERT: '/nowhere/cert.pem', DAYBOOK_TRUST_PROXY: 'not-a-list', DAYBOOK_DB: '/nowhere/books.sqlite' });
+    running.push(ephemeral.child);
+    const ready = JSON.parse(await ephemeral.line) as { url: string };
+    expect(ready.url).to.match(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+    ephemeral.child.stdin!.end();
+    expect(await ephemeral.exited, ephemeral.stderr()).to.equal(0);
   });
 
   it('exits 0 on SIGTERM', async () => {

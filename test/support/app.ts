@@ -5,7 +5,7 @@ import type { Db } from '../../src/db/connection.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { ConnectionLimits } from '../../src/http/connections.js';
 import { startServer } from '../../src/server.js';
-import { throwawayBooks, throwawayConfig } from '../../src/throwaway-books.js';
+import { JOBS_OFF, throwawayBooks, throwawayConfig } from '../../src/throwaway-books.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
 import { documentCheckFor } from './document-check.js';
@@ -66,9 +66,9 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
   const books = options.dbPath ? null : await throwawayBooks('daybook-api-');
   const dbPath = options.dbPath ?? books!.path;
   const clock = fixedClock(at);
-  // Jobs a test asks for itself: the rate fetch (which would ask the refusing address at every
-  // start) and the daily backup (a real schedule, which could fall in the middle of a run).
-  const config = throwawayConfig(dbPath, { jobRates: null, jobBackup: null, ...options.config });
+  // No job runs on its schedule unless a test asks for it: a job landing in the middle of a
+  // test (the outbox every wall-clock minute) would write to the books the test is reading.
+  const config = throwawayConfig(dbPath, { ...JOBS_OFF, ...options.config });
   const server = await startServer(config, {
     clock,
     log: options.log ?? createLogger('silent'),
