@@ -1,5 +1,6 @@
 import { authenticateKey } from '../books/keys.js';
 import { ApiError } from '../errors.js';
+import { budgetSubject } from './client-address.js';
 import type { AppMiddleware, Services } from './context.js';
 import { rateLimited } from './limits.js';
 
@@ -11,15 +12,15 @@ const INVALID_KEY_MESSAGE = 'The API key is missing, malformed, revoked or expir
 /**
  * `Authorization: Bearer <key>` is the only way in; cookies are never read. Every kind of
  * failure answers the identical invalid_key body, and failures are counted per client
- * address (src/http/client-address.ts): past the budget the answer is rate_limited instead.
- * Working keys are never counted.
+ * address, an IPv6 client by its /64 (src/http/client-address.ts): past the budget the answer
+ * is rate_limited instead. Working keys are never counted.
  */
 export function authenticate(services: Services): AppMiddleware {
   return async (ctx, next) => {
     const presented = bearerToken(ctx.get('authorization'));
     const principal = presented === null ? null : authenticateKey(services.db, services.clock, presented);
     if (!principal) {
-      const usage = services.counters.authFailures.count(ctx.state.client?.address ?? 'unknown');
+      const usage = services.counters.authFailures.count(budgetSubject(ctx.state.client?.address ?? 'unknown'));
       if (usage.used > AUTH_FAILURES_PER_WINDOW) {
         throw rateLimited('Too many failed authentications from this address; wait and retry.', usage);
       }

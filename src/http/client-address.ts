@@ -55,10 +55,39 @@ export function trustedProxies(entries: readonly string[]): BlockList | null {
   return list;
 }
 
-/** An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d; it is a.b.c.d. */
+/**
+ * One spelling per address: an IPv4 client of a dual-stack socket (::ffff:a.b.c.d) is
+ * a.b.c.d, and an IPv6 address loses its zone (%eth0) and is written as RFC 5952 says
+ * (2001:DB8:0:0::1 is 2001:db8::1), so one client is always counted and logged as one.
+ */
 export function plainAddress(address: string): string {
   const mapped = /^::ffff:([0-9.]+)$/i.exec(address)?.[1];
-  return mapped !== undefined && isIP(mapped) === 4 ? mapped : address;
+  if (mapped !== undefined && isIP(mapped) === 4) return mapped;
+  const unzoned = address.replace(/%.*$/, '');
+  if (isIP(unzoned) !== 6) return address;
+  try {
+    return new URL(`http://[${unzoned}]`).hostname.slice(1, -1);
+  } catch {
+    return unzoned;
+  }
+}
+
+/**
+ * What the failed-authentication budget counts a client as: its IPv4 address, or its IPv6
+ * /64. A machine is given a whole /64 and may take any address in it (privacy addresses
+ * change by the day), so counting single IPv6 addresses would let it spread its guesses.
+ */
+export function budgetSubject(address: string): string {
+  if (isIP(address) !== 6) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address in the form plainAddress writes. */
+function ipv6Groups(address: string): string[] {
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  return [...left, ...Array.from({ length: 8 - left.length - right.length }, () => '0'), ...right];
 }
 
 function isTrusted(list: BlockList, address: string): boolean {

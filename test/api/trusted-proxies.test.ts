@@ -76,6 +76,13 @@ describe('trusted proxies (DAYBOOK_TRUST_PROXY)', () => {
       expect((await failOnce('127.0.0.1', '198.51.100.11')).status).to.equal(401);
     });
 
+    it('an IPv6 client behind the proxy is counted by its /64: a new address in it each time does not reset the budget', async () => {
+      let n = 0;
+      const statuses = await failTimes(AUTH_FAILURES_PER_WINDOW + 1, () => failOnce('127.0.0.1', `2001:db8:77:1::${(++n).toString(16)}`));
+      expect(statuses.at(-1)).to.equal(429);
+      expect((await failOnce('127.0.0.1', '2001:db8:77:2::1')).status, 'the next /64').to.equal(401);
+    });
+
     it('a client that invents a new X-Forwarded-For each time is still counted as itself', async () => {
       let n = 0;
       const statuses = await failTimes(AUTH_FAILURES_PER_WINDOW + 1, () => failOnce('127.0.0.5', `203.0.113.${++n % 250}`));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clientOf, parseTrustList, plainAddress, trustedProxies } from '../../src/http/client-address.js';
+import { budgetSubject, clientOf, parseTrustList, plainAddress, trustedProxies } from '../../src/http/client-address.js';
 
 /** The client a request counts as, from its peer and the X-Forwarded-* headers (issue: trusted proxies). */
 describe('client address', () => {
@@ -91,6 +91,22 @@ describe('client address', () => {
       expect(client('10.0.0.2', '198.51.100.7', '10.0.0.0/8', 'https, http').scheme).to.equal('http');
       expect(client('10.0.0.2', '198.51.100.7', '10.0.0.0/8', 'gopher').scheme).to.equal('http');
     });
+  });
+
+  it('writes one address one way: IPv6 in its short lower-case form, without a zone', () => {
+    expect(plainAddress('2001:DB8:0:0::1')).to.equal('2001:db8::1');
+    expect(plainAddress('2001:db8:0000:0000:0000:0000:0000:0001')).to.equal('2001:db8::1');
+    expect(plainAddress('fe80::1%eth0')).to.equal('fe80::1');
+    expect(plainAddress('198.51.100.7')).to.equal('198.51.100.7');
+    expect(client('10.0.0.2', '2001:DB8::7', '10.0.0.0/8').address).to.equal('2001:db8::7');
+  });
+
+  it('counts failed authentications of an IPv6 client by its /64, an IPv4 client by its address', () => {
+    expect(budgetSubject('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).to.equal('2001:db8:1:2::/64');
+    expect(budgetSubject('2001:db8:1:2::9')).to.equal('2001:db8:1:2::/64');
+    expect(budgetSubject('2001:db8::1')).to.equal('2001:db8:0:0::/64');
+    expect(budgetSubject('::1')).to.equal('0:0:0:0::/64');
+    expect(budgetSubject('198.51.100.7')).to.equal('198.51.100.7');
   });
 
   it('sees an IPv4 client of a dual-stack socket as IPv4', () => {
