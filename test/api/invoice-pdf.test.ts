@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { expectError, withoutRequestId } from '../support/api.js';
+import type { TestApp } from '../support/app.js';
+import { expectError, useAppAt, withoutRequestId } from '../support/api.js';
 import { getInvoice, type InvoiceDetail, type IssuedInvoice, issueInvoice, type Money, newBooks, payInvoice } from '../support/invoicing.js';
 import { expectEmbeddedFontsOnly, type ReadPdf, readPdf } from '../support/pdf.js';
 
@@ -62,16 +62,7 @@ const PAGE_HEADERS = ['content-security-policy', 'x-content-type-options', 'refe
 
 describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
   let app: TestApp;
-
-  before(async () => {
-    app = await startTestApp(START);
-  });
-  after(async () => {
-    await app?.close();
-  });
-  beforeEach(() => {
-    app.clock.set(START);
-  });
+  useAppAt(START, (started) => (app = started));
 
   describe('what it says', () => {
     it('a USD invoice: every fact and figure of GET /invoices/{id}, the customer’s address, a long description whole, on Letter paper', async () => {

@@ -3,8 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';
 import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { inTransaction } from '../../src/db/connection.js';
-import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
-import { expectError, withoutRequestId } from '../support/api.js';
+import type { TestApp, TestResponse } from '../support/app.js';
+import { expectError, useAppAt, withoutRequestId } from '../support/api.js';
 import { TEST_ACTOR } from '../support/factories.js';
 import { type Books, getInvoice, issueInvoice, newBooks, payInvoice } from '../support/invoicing.js';
 
@@ -93,16 +93,7 @@ function visibleText(html: string): string {
 
 describe('GET /pay/{token} (the pay page, no key)', () => {
   let app: TestApp;
-
-  before(async () => {
-    app = await startTestApp(START);
-  });
-  after(async () => {
-    await app?.close();
-  });
-  beforeEach(() => {
-    app.clock.set(START);
-  });
+  useAppAt(START, (started) => (app = started));
 
   describe('a sent invoice', () => {
     it('answers 200 text/html with the security headers; the CSP allows only the page’s own stylesheet, by its hash', async () => {

@@ -86,6 +86,24 @@ export function useTenantApp(receive: (started: { app: TestApp; tenant: ApiTenan
 }
 
 /**
+ * Registers the suite's hooks: one app started at `at`, handed to `receive`, and the clock put
+ * back at `at` before each test (a test that moves it leaves the next one unmoved).
+ */
+export function useAppAt(at: string, receive: (app: TestApp) => void): void {
+  let app: TestApp | undefined;
+  before(async () => {
+    app = await startTestApp(at);
+    receive(app);
+  });
+  after(async () => {
+    await app?.close();
+  });
+  beforeEach(() => {
+    app!.clock.set(at);
+  });
+}
+
+/**
  * Registers hooks for a suite where state must not leak between tests: one app for the suite,
  * and before each test the clock back at `at` and a fresh tenant (its own names, budgets,
  * locks and billing state), handed to `receive`.
