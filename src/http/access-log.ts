@@ -17,13 +17,19 @@ export function accessLog(log: Logger): AppMiddleware {
   };
 }
 
+/** The template of the route that matched (`/api/v1/invoices/:id`), as the router recorded it; null when none did. */
+export function routeTemplate(ctx: AppContext): string | null {
+  const matched = (ctx as AppContext & { _matchedRoute?: unknown })._matchedRoute;
+  return typeof matched === 'string' ? matched : null;
+}
+
 /** What one request's line says; fields that do not apply (no route matched, no key) are null. */
 export function accessLine(ctx: AppContext, started: bigint): Record<string, unknown> {
-  const matched = ctx as AppContext & { _matchedRoute?: unknown; _matchedRouteName?: unknown };
+  const matched = ctx as AppContext & { _matchedRouteName?: unknown };
   return {
     requestId: ctx.state.requestId,
     method: ctx.method,
-    route: typeof matched._matchedRoute === 'string' ? matched._matchedRoute : null,
+    route: routeTemplate(ctx),
     status: ctx.res.headersSent ? ctx.res.statusCode : null,
     durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
     client: ctx.state.client?.address ?? null,

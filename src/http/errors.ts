@@ -1,6 +1,7 @@
 import { ApiError, errorBody } from '../errors.js';
 import { MAX_BODY_BYTES } from './body.js';
 import type { Logger } from '../log.js';
+import { routeTemplate } from './access-log.js';
 import type { AppContext, AppMiddleware } from './context.js';
 
 /**
@@ -14,7 +15,7 @@ export function errorRenderer(log: Logger): AppMiddleware {
     } catch (thrown) {
       const error = thrown instanceof ApiError ? thrown : translateForeign(thrown);
       if (error.code === 'internal_error') {
-        log.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, route: (ctx as { _matchedRoute?: unknown })._matchedRoute ?? null }, 'request failed');
+        log.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, route: routeTemplate(ctx) }, 'request failed');
       }
       renderError(ctx, error);
     }
