@@ -85,7 +85,7 @@ const RETRY_AFTER_HEADER = { 'retry-after': { description: 'whole seconds until 
 /** The Error body, its code narrowed to the codes this status can carry for this operation. */
 function errorSchema(codes: readonly ErrorCode[], components: Components): Json {
   return {
-    allOf: [components.use(plain(ErrorBody)), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: [...codes] } } } } }],
+    allOf: [components.use(plain(ErrorBody)), { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } } } }],
   };
 }
 

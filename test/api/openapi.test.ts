@@ -79,6 +79,8 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
         const schema = response.content['application/json'].schema;
         expect(schema.allOf[0]).to.deep.equal({ $ref: '#/components/schemas/Error' });
         expect(schema.allOf[1].properties.error.properties.code.enum, `${operation.id} ${code}`).to.include(code);
+        // A generator reading the narrowing alone still knows the code is a string.
+        expect(schema.allOf[1].properties.error.properties.code.type, `${operation.id} ${code}`).to.equal('string');
         expect(response.headers['x-request-id']).to.include({ required: true });
       }
       expect(op.responses['429'].headers['retry-after'], operation.id).to.include({ required: true });
