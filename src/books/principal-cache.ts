@@ -51,9 +51,22 @@ export function knownKey(db: Db, fingerprint: string, lookUp: () => KnownKey | n
   const remembered = cache.byFingerprint.get(fingerprint);
   if (remembered) return remembered;
   const found = lookUp();
-  if (found) {
-    if (cache.byFingerprint.size >= MAX_KEYS) cache.byFingerprint.clear();
-    cache.byFingerprint.set(fingerprint, found);
-  }
-  return found;
+  if (!found) return null;
+  if (cache.byFingerprint.size >= MAX_KEYS) cache.byFingerprint.clear();
+  const kept = frozen(found);
+  cache.byFingerprint.set(fingerprint, kept);
+  return kept;
+}
+
+/**
+ * One remembered principal serves every request made with its key, so none may change it: a
+ * change made for one request would be seen by the next. Frozen, a change throws instead.
+ */
+function frozen(known: KnownKey): KnownKey {
+  const { principal } = known;
+  Object.freeze(principal.tenant.rateLimit);
+  Object.freeze(principal.tenant);
+  if (principal.businessIds) Object.freeze(principal.businessIds);
+  Object.freeze(principal);
+  return Object.freeze(known);
 }

@@ -237,6 +237,26 @@ describe('API keys', () => {
       expect(principal?.tenant.id).to.equal(account.id);
     });
 
+    it('hands every request with a key the one remembered principal, which nothing may change', () => {
+      const account = buildTenant(db, clock);
+      const business = buildBusiness(db, clock, { tenantId: account.id });
+      const created = buildKey(db, clock, { tenantId: account.id, businessIds: [business.id] });
+      const first = authenticateKey(db, clock, created.key)!;
+      const again = authenticateKey(db, clock, created.key)!;
+      expect(again).to.equal(first);
+      expect(() => {
+        (first as { access: string }).access = 'read_write';
+      }).to.throw(TypeError);
+      expect(() => {
+        (first.tenant as { plan: string }).plan = 'large';
+      }).to.throw(TypeError);
+      expect(() => (first.businessIds as string[]).push('another')).to.throw(TypeError);
+      expect(() => {
+        (first.tenant.rateLimit as { mode: string }).mode = 'off';
+      }).to.throw(TypeError);
+      expect(authenticateKey(db, clock, created.key)).to.deep.include({ access: first.access, businessIds: [business.id] });
+    });
+
     it('returns null for a malformed key', () => {
       const account = buildTenant(db, clock);
       const created = buildKey(db, clock, { tenantId: account.id });
