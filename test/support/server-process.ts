@@ -22,14 +22,17 @@ const START_TIMEOUT_MS = 30_000;
 const QUIET_ENV: NodeJS.ProcessEnv = { DAYBOOK_LOG_LEVEL: 'warn', DAYBOOK_JOB_RATES: 'off', DAYBOOK_JOB_BACKUP: 'off' };
 
 export interface ServerProcessOptions {
-  /** Run under `ulimit -f`: no file it writes may grow past this many 512-byte blocks. */
+  /**
+   * Run under `ulimit -S -f`: no file it writes may grow past this many 512-byte blocks. Only
+   * the soft limit is set, so it can be lifted again while the server runs (`prlimit`).
+   */
   fileSizeLimitBlocks?: number;
 }
 
 /** Starts `daybook --json serve` on a free loopback port and resolves once it listens. */
 export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const command = [process.execPath, '--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), '--db', dbPath, '--json', 'serve', '--port', '0', '--host', '127.0.0.1'];
-  const limited = options.fileSizeLimitBlocks === undefined ? command : ['/bin/sh', '-c', `ulimit -f ${options.fileSizeLimitBlocks} && exec "$@"`, 'sh', ...command];
+  const limited = options.fileSizeLimitBlocks === undefined ? command : ['/bin/sh', '-c', `ulimit -S -f ${options.fileSizeLimitBlocks} && exec "$@"`, 'sh', ...command];
   const child = spawn(limited[0]!, limited.slice(1), {
     cwd: projectRoot,
     env: { ...process.env, ...QUIET_ENV, ...env },
