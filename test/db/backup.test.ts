@@ -5,7 +5,6 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
 import { migrations } from '../../db/migrations/index.js';
 import type { Business } from '../../src/books/businesses.js';
 import { trialBalance } from '../../src/books/reports/statements.js';
@@ -17,6 +16,7 @@ import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/paths.js';
 import { freshDb, migrateThrough, type TempDb } from '../support/db.js';
 import { buildBusiness, postDeposit, testClock } from '../support/factories.js';
+import { captureLog } from '../support/log-capture.js';
 
 /**
  * Backups and restores of a books file (src/db/backup.ts): the online backup and its checks,
@@ -67,17 +67,6 @@ async function refusalOf(work: () => Promise<unknown>): Promise<BackupRefused> {
 }
 
 /** Log lines as objects, from a logger writing into memory. */
-function memoryLog(): { lines: Record<string, unknown>[]; log: ReturnType<typeof createLogger> } {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, log: createLogger('info', sink) };
-}
-
 /**
  * Overwrites bytes of one page (numbered from 1): its start (the b-tree page header, which SQLite
  * cannot read past) or its last 100 bytes (where a table page keeps its first rows).
@@ -248,7 +237,7 @@ describe('backups of the books (src/db/backup.ts)', () => {
       for (const name of OTHERS) expect(readFileSync(join(dir, name), 'utf8')).to.equal('not a scheduled backup');
       expect(checkBackupFile(join(dir, 'daybook-20260319-021504.sqlite')).journalEntries).to.equal(3);
 
-      const { lines, log } = memoryLog();
+      const { lines, log } = captureLog('info');
       clock.advanceDays(1);
       const fifth = await run(log);
       expect(fifth.removed).to.deep.equal([join(dir, 'daybook-20260317-021502.sqlite')]);

@@ -20,6 +20,7 @@ import { invoiceEmail, type InvoiceEmailInput } from '../../src/email/templates.
 import { createLogger, type Logger } from '../../src/log.js';
 import { type TempDb, freshDb } from '../support/db.js';
 import { buildBusiness, testClock } from '../support/factories.js';
+import { captureLog } from '../support/log-capture.js';
 import { addresses, header, parseMessage, part, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 const MAIL_FROM = 'Daybook <billing@daybook.test>';
@@ -68,12 +69,6 @@ function enqueue(s: Scene, overrides: Partial<InvoiceEmailInput> = {}, to = 'jo@
 }
 
 const silent: Logger = createLogger('silent');
-
-function capturingLogger(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  return { log, lines };
-}
 
 function isoPlus(clock: FixedClock, ms: number): string {
   return new Date(clock.now().getTime() + ms).toISOString();
@@ -179,7 +174,7 @@ describe('email delivery', () => {
         enqueueEmail(s.temp.db, s.clock, { tenantId: s.tenantId, businessId: s.businessId, kind: 'invoice', invoiceId: missingInvoice, to: 'jo@customer.test', ...rendered }),
       );
       s.temp.db.pragma('foreign_keys = ON');
-      const { log, lines } = capturingLogger();
+      const { log, lines } = captureLog('info');
 
       const result = await deliverEmails(s.temp.db, s.clock, mailer, log);
 
@@ -251,7 +246,7 @@ describe('email delivery', () => {
     it('leaves the row pending with attempts 1, the error, and the next attempt a minute later; does not throw', async () => {
       const id = enqueue(s);
       const mailer = createMailer({ smtpUrl: await deadSmtpUrl(), mailFrom: MAIL_FROM }, silent);
-      const { log, lines } = capturingLogger();
+      const { log, lines } = captureLog('info');
       const result = await deliverEmails(s.temp.db, s.clock, mailer, log);
       mailer.close();
       expect(result).to.deep.equal({ sent: 0, failed: 0, retrying: 1 });
@@ -359,7 +354,7 @@ describe('email delivery', () => {
   describe('without an SMTP URL (LogMailer)', () => {
     it('writes the email to the log at info level and marks the row sent', async () => {
       const id = enqueue(s);
-      const { log, lines } = capturingLogger();
+      const { log, lines } = captureLog('info');
       const mailer = createMailer({ smtpUrl: null, mailFrom: MAIL_FROM }, log);
       expect(await deliverEmails(s.temp.db, s.clock, mailer, log)).to.deep.equal({ sent: 1, failed: 0, retrying: 0 });
       mailer.close();

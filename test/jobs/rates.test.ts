@@ -3,11 +3,11 @@ import { RatesJobError, type RatesContext, type RatesResult, runRatesJob } from 
 import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
 import { addDays } from '../../src/dates.js';
-import { createLogger } from '../../src/log.js';
 import { lookUpRate } from '../../src/rates/look-up.js';
 import type { RateProvider, RateProviderProblem } from '../../src/rates/provider.js';
 import { storeQuotedRates } from '../../src/rates/store.js';
 import { freshDb, type TempDb } from '../support/db.js';
+import { captureLog } from '../support/log-capture.js';
 import { closedPortUrl, ecbBody, type FakeProvider, frankfurterBody, type ProviderReply, startFakeProvider } from '../support/rate-provider.js';
 
 /**
@@ -62,9 +62,9 @@ describe('exchange-rate job (runRatesJob)', () => {
     clock = fixedClock('2026-03-15T12:00:00.000Z');
     fake.requests.length = 0;
     fake.reply = frankfurterDays();
-    logged = [];
-    const log = createLogger('warn', { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
-    context = { db: temp.db, clock, provider: { kind: 'frankfurter', url: fake.url }, log, timeoutMs: 2000 };
+    const captured = captureLog('warn');
+    logged = captured.lines;
+    context = { db: temp.db, clock, provider: { kind: 'frankfurter', url: fake.url }, log: captured.log, timeoutMs: 2000 };
   });
   afterEach(() => {
     temp.close();
