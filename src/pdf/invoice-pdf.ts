@@ -284,13 +284,8 @@ const HEADINGS = { description: 'Description', quantity: 'Quantity', unitPrice: 
 /** Figure columns as wide as their widest entry (within a cap), the description taking the rest. */
 function columnsFor(sheet: Sheet, invoice: Invoice): Columns {
   const money = (cents: bigint) => formatMoney(cents, invoice.currency);
-  const widest = (texts: string[], cap: number): number => {
-    const widths = texts.map((text) => {
-      sheet.doc.font(BOLD).fontSize(SIZE.table);
-      return Math.ceil(sheet.doc.widthOfString(text)) + 1;
-    });
-    return Math.min(Math.max(...widths), cap);
-  };
+  sheet.doc.font(BOLD).fontSize(SIZE.table);
+  const widest = (texts: string[], cap: number): number => Math.min(Math.max(...texts.map((text) => Math.ceil(sheet.doc.widthOfString(text)) + 1)), cap);
   const amount = widest([HEADINGS.amount, ...invoice.lines.map((line) => money(line.amountCents))], MAX_MONEY_WIDTH);
   const unitPrice = widest([HEADINGS.unitPrice, ...invoice.lines.map((line) => money(line.unitPriceCents))], MAX_MONEY_WIDTH);
   const quantity = widest([HEADINGS.quantity, ...invoice.lines.map((line) => line.quantity)], MAX_QUANTITY_WIDTH);
