@@ -28,6 +28,17 @@ const HOUR_MS = 60 * 60 * 1000;
 /** A message from the mailer: text and HTML alternatives, both present, and the invoice's PDF. */
 type InvoiceMessage = ParsedMessage & { text: string; html: string };
 
+/** The message's one attachment, checked to be the invoice's PDF by name, type and disposition, then read. */
+async function attachedInvoicePdf(message: InvoiceMessage, invoiceNumber: string): Promise<Awaited<ReturnType<typeof readPdf>>> {
+  const [attachment] = message.attachments;
+  expect({ filename: attachment!.filename, contentType: attachment!.contentType, disposition: attachment!.disposition }).to.deep.equal({
+    filename: `${invoiceNumber}.pdf`,
+    contentType: 'application/pdf',
+    disposition: 'attachment',
+  });
+  return readPdf(attachment!.content);
+}
+
 /**
  * The one message the server holds, checked to have gone from mailFrom to `to` alone, as text
  * and HTML alternatives followed by one attached PDF.
@@ -196,13 +207,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       expect(res.status, res.text).to.equal(200);
       const message = await onlyMessage(smtp, 'pdf@customer.test');
-      const [attachment] = message.attachments;
-      expect({ filename: attachment!.filename, contentType: attachment!.contentType, disposition: attachment!.disposition }).to.deep.equal({
-        filename: `${draft.number}.pdf`,
-        contentType: 'application/pdf',
-        disposition: 'attachment',
-      });
-      const pdf = await readPdf(attachment!.content);
+      const pdf = await attachedInvoicePdf(message, draft.number);
       expect(pdf.text).to.include(`${books.businessName} Invoice ${draft.number}`);
       expect(pdf.text).to.include('Bill to Pdf Customer');
       expect(pdf.text).to.include('Design work 10 €120.00 €1,200.00');
@@ -300,14 +305,8 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
       expect(res.status, res.text).to.equal(200);
       const message = await onlyMessage(smtp, 'pdf-remind@customer.test');
-      const [attachment] = message.attachments;
-      expect({ filename: attachment!.filename, contentType: attachment!.contentType, disposition: attachment!.disposition }).to.deep.equal({
-        filename: `${draft.number}.pdf`,
-        contentType: 'application/pdf',
-        disposition: 'attachment',
-      });
       const detail = await app.get(`/api/v1/invoices/${draft.id}`, books.key);
-      const pdf = await readPdf(attachment!.content);
+      const pdf = await attachedInvoicePdf(message, draft.number);
       expect(pdf.text).to.include('Retainer 1 $1,000.00 $1,000.00');
       expect(pdf.text).to.include('Total $1,000.00 Paid $250.00 Balance due $750.00');
       expect(pdf.text).to.include(`$250.00 received on 2026-03-15 (check)`);
