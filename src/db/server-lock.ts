@@ -14,6 +14,13 @@ import { dirname } from 'node:path';
  * nothing to each other.
  */
 
+/**
+ * The lock connections held now. A connection nothing refers to is closed when it is garbage
+ * collected (better-sqlite3 13), which would drop its lock: holding them here keeps each lock
+ * until its release is called, whether or not the caller keeps the connection reachable.
+ */
+const heldLocks = new Set<Database.Database>();
+
 export class ServerLockError extends Error {
   override name = 'ServerLockError';
 }
@@ -39,10 +46,9 @@ export function acquireServerLock(booksPath: string): () => void {
     }
     throw error;
   }
-  let released = false;
+  heldLocks.add(lock);
   return () => {
-    if (released) return;
-    released = true;
+    if (!heldLocks.delete(lock)) return;
     lock.close();
   };
 }

@@ -32,6 +32,19 @@ describe('daybook as a process', () => {
     expect(result.stderr).to.equal('');
   });
 
+  it('the installed command on a Node.js older than engines.node stops with one line naming the version it needs', async () => {
+    // The running Node reports itself as 20.19.0 before bin/daybook.js runs.
+    const older = 'Object.defineProperty(process, "versions", { value: { ...process.versions, node: "20.19.0" } });';
+    const result = await new Promise<Spawned>((resolve) => {
+      execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(older)}`, join(projectRoot, 'bin/daybook.js'), '--help'], { cwd: projectRoot }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
+    });
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.equal('daybook: needs Node.js 24.11.0 or newer; this is Node.js 20.19.0\n');
+  });
+
   it('exits 2 for a bad argument with one line on stderr', async () => {
     const result = await spawnCli(['account', 'create', '--name', 'x', '--plan', 'enormous']);
     expect(result.code).to.equal(2);

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../../src/config.js';
 import { acquireServerLock, ServerLockError } from '../../src/db/server-lock.js';
 import { createLogger } from '../../src/log.js';
@@ -47,6 +49,17 @@ describe('the server lock (one server per books file)', () => {
     expect(() => acquireServerLock(books)).to.throw(ServerLockError, /another daybook server is serving/);
     release();
     acquireServerLock(books)();
+  });
+
+  it('keeps the lock through garbage collection when its taker keeps no reference to it', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    // Nothing here refers to the lock after this line (a server that kept only its port open).
+    acquireServerLock(books);
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    collectGarbage();
+    expect(() => acquireServerLock(books)).to.throw(ServerLockError);
   });
 
   it('refuses while another process holds the lock', async () => {
