@@ -1,11 +1,14 @@
 # Daybook: one container, the books in the /data volume, configuration by environment only.
+#
+# The Node.js release is pinned here, in both FROM lines, and nowhere else: CI reads it from this
+# file (.ci/node-version) and runs the tests, the benchmarks and this image on it. To move to a
+# newer Node 24, change both lines; CI then proves it.
 
-# Build stage: compile TypeScript and the native SQLite module, then keep production modules only.
-FROM node:24-bookworm-slim AS build
+# Build stage: compile TypeScript, then keep production modules only. The SQLite driver is an
+# N-API module whose binaries come inside its package: nothing is compiled, so no toolchain;
+# its C sources and the other platforms' binaries are dropped from what the image carries.
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 make g++ \
-    && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
@@ -14,10 +17,12 @@ COPY db ./db
 COPY jobs ./jobs
 COPY src ./src
 RUN npm ci \
-    && npm prune --omit=dev
+    && npm prune --omit=dev \
+    && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src node_modules/better-sqlite3/binding.gyp \
+    && find node_modules/better-sqlite3/prebuilds -type f ! -name "linux-$(node -p process.arch).node" -delete
 
 # Final stage: the compiled service and its production modules, run as an unprivileged user.
-FROM node:24-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production \
     DAYBOOK_DB=/data/daybook.sqlite \
     DAYBOOK_BACKUP_DIR=/data/backups \

@@ -23,9 +23,27 @@ describe('container files (Dockerfile, compose.yaml, .dockerignore)', () => {
     expect(validate(dockerfile)).to.deep.equal([]);
   });
 
-  it('builds in one stage and runs from another, both on the Node LTS slim image', () => {
-    expect(stages.map((stage) => stage[0])).to.deep.equal(['FROM node:24-bookworm-slim AS build', 'FROM node:24-bookworm-slim']);
-    expect(stages[0]).to.include('RUN npm ci && npm prune --omit=dev');
+  it('builds in one stage and runs from another, both on one exact Node 24 LTS slim image', () => {
+    const [build, final] = stages.map((stage) => stage[0]);
+    const pinned = /^FROM node:(24\.\d+\.\d+)-bookworm-slim AS build$/.exec(build ?? '')?.[1];
+    expect(pinned, build).to.be.a('string');
+    expect(final).to.equal(`FROM node:${pinned}-bookworm-slim`);
+    expect(stages[0]!.find((line) => line.startsWith('RUN npm ci '))).to.match(/^RUN npm ci && npm prune --omit=dev && /);
+  });
+
+  it('compiles nothing: no toolchain is installed in the build stage', () => {
+    expect(stages[0]!.filter((line) => line.startsWith('RUN ')).join('\n')).not.to.match(/apt-get|g\+\+|python3|node-gyp/);
+  });
+
+  it('supports in engines.node the Node the image ships, and CI runs the tests on it', () => {
+    const pinned = /^FROM node:(\d+)\.(\d+)\.(\d+)-bookworm-slim/m.exec(dockerfile)!.slice(1).map(Number);
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const minimum = /^>=(\d+)\.(\d+)(?:\.(\d+))?$/.exec(engines)?.slice(1).map((part) => Number(part ?? 0));
+    expect(minimum, engines).to.have.length(3);
+    const order = (a: number[], b: number[]) => a.findIndex((part, index) => part !== b[index]);
+    const first = order(minimum!, pinned);
+    expect(first === -1 || minimum![first]! < pinned[first]!, `${engines} admits ${pinned.join('.')}`).to.equal(true);
+    if (process.env['CI'] === 'true') expect(process.version).to.equal(`v${pinned.join('.')}`);
   });
 
   it('copies into the build only what the repository has', () => {
