@@ -36,7 +36,8 @@ COPY --from=build /app/bin ./bin
 COPY --from=build /app/config ./config
 RUN ln -s /app/bin/daybook.js /usr/local/bin/daybook \
     && mkdir -p /data \
-    && chown node:node /data
+    && chown node:node /data \
+    && chmod 700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000

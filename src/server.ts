@@ -11,6 +11,7 @@ import { type Db, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
 import { ensureWritableBooksFolder } from './db/books-folder.js';
 import { acquireServerLock } from './db/server-lock.js';
+import { exposureWarning } from './db/private-files.js';
 import { releaseAbandonedClaims } from './books/idempotency.js';
 import { ensureServerSecrets } from './books/secrets.js';
 import { createLogger, type Logger } from './log.js';
@@ -66,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
 async function serve(config: Config, options: StartOptions, clock: Clock, log: Logger, releaseLock: () => void): Promise<RunningServer> {
   await migrateLatest(config.db);
+  warnOfExposedFiles(config, log);
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
   let app: DaybookApp | undefined;
   let server: Server;
@@ -124,6 +126,20 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
       log.info('daybook stopped');
     },
   };
+}
+
+/**
+ * Files Daybook made are the owner's alone, but books and a backup folder from before (or from
+ * a copy) keep the permissions they have: Daybook never changes those, so it says so at start.
+ * The backup folder only counts while the server writes backups into it.
+ */
+function warnOfExposedFiles(config: Config, log: Logger): void {
+  const places: [path: string, what: string][] = [[config.db, 'the books file']];
+  if (config.jobBackup !== null) places.push([config.backupDir, 'the backup folder']);
+  for (const [path, what] of places) {
+    const warning = exposureWarning(path, what);
+    if (warning !== null) log.warn({ path }, warning);
+  }
 }
 
 function jobName(name: string): JobName {

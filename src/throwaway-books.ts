@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from './config.js';
 import { migrateLatest } from './db/migrate.js';
+import { PRIVATE_FILE_MODE } from './db/private-files.js';
 
 /**
  * Books that live as long as one test server: a copy of books migrated once per process, in a
@@ -24,7 +25,7 @@ export async function throwawayBooks(prefix: string): Promise<ThrowawayBooks> {
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
     const path = join(dir, 'books.sqlite');
-    writeFileSync(path, image);
+    writeFileSync(path, image, { mode: PRIVATE_FILE_MODE });
     return { path, remove };
   } catch (error) {
     remove();

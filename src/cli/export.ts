@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Basis } from '../books/businesses.js';
 import { findBusiness } from '../books/businesses.js';
 import { LEDGER_CLI_FIRST_DATE, type LedgerExportSummary, writeLedgerJournal } from '../books/reports/ledger-export.js';
+import { createPrivateFile, keepStricterMode } from '../db/private-files.js';
 import { choiceOption, id } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
 import { fileErrorReason, UsageError } from './errors.js';
@@ -35,7 +36,8 @@ interface ExportOptions {
 
 /**
  * Runs `produce` with a writer into a new file beside `path`, then renames it over `path`:
- * a failed export leaves `path` as it was and no partial file behind.
+ * a failed export leaves `path` as it was and no partial file behind. The journal names every
+ * customer and amount, so the file is 0600 (or stricter, as the file it replaces was).
  */
 function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) => void) => T): T {
   try {
@@ -46,7 +48,7 @@ function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) =
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number;
   try {
-    fd = openSync(temporary, 'wx', 0o644);
+    fd = createPrivateFile(temporary);
   } catch (error) {
     throw new UsageError(`cannot write ${path}: ${fileErrorReason(error)}`);
   }
@@ -59,6 +61,7 @@ function writeFileAtomically<T>(path: string, produce: (write: (chunk: string) =
     });
     closeSync(fd);
     done = true;
+    keepStricterMode(temporary, path);
     renameSync(temporary, path);
     return result;
   } catch (error) {

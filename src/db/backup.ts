@@ -1,14 +1,15 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { migrations } from '../../db/migrations/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { startWorker } from '../threads.js';
 import type { Db } from './connection.js';
+import { INTEGRITY_FAULTS_SHOWN, type IntegrityFindings, integrityFindings } from './integrity.js';
+import { copyToPrivateFile, createPrivateFile, ensurePrivateFolder, exposureWarning, keepStricterMode } from './private-files.js';
 import { acquireServerLock, lockPath, ServerLockError } from './server-lock.js';
 
 /**
@@ -19,7 +20,8 @@ import { acquireServerLock, lockPath, ServerLockError } from './server-lock.js';
  * serving while it runs. It is written under a temporary name beside its destination, made a
  * single self-contained file (rollback journal, no `-wal` beside it), checked with
  * `integrity_check` and `foreign_key_check`, flushed to disk, and only then renamed into
- * place: a file with the final name is always a whole, checked backup.
+ * place: a file with the final name is always a whole, checked backup. Backups and restored
+ * books are 0600, or stricter where the file they replace was (src/db/private-files.ts).
  */
 
 /** Why a backup or a restore was refused; the CLI branches on the code, never on the message. */
@@ -105,7 +107,7 @@ export interface RestoreResult {
 export interface ScheduledBackupContext {
   db: Db;
   clock: Clock;
-  /** The folder backups go to; created when missing. */
+  /** The folder backups go to; made 0700 when missing, left as it is (and warned of when open to others) when not. */
   dir: string;
   /** How many scheduled backups to keep (the newest); 1 to 1000. */
   keep: number;
@@ -123,8 +125,6 @@ export interface ScheduledBackupResult {
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 /** Pages copied per step of an online backup: 1 MiB at SQLite's default page size, a few milliseconds of the event loop. */
 const STEP_PAGES = 250;
-/** Faults integrity_check lists at most; the first is shown, the count says how many. */
-const INTEGRITY_FAULTS_SHOWN = 20;
 /** The scheduled backups' names, and nothing else: retention never touches any other file. */
 export const SCHEDULED_BACKUP_NAME = /^daybook-[0-9]{8}-[0-9]{6}\.sqlite$/;
 const KNOWN_MIGRATIONS = new Set(migrations.map((migration) => migration.name));
@@ -145,6 +145,8 @@ export async function backupBooks(db: Db, toPath: string, options: BackupOptions
   refuseBooksFiles(db, toPath);
   const temporary = temporaryBeside(toPath, 'backup');
   try {
+    // Made before SQLite copies into it, which would create it with the umask's mode.
+    closeSync(createPrivateFile(temporary));
     let steps = 0;
     const { totalPages } = await db.backup(temporary, {
       progress: ({ totalPages: pages, remainingPages }) => {
@@ -160,6 +162,7 @@ export async function backupBooks(db: Db, toPath: string, options: BackupOptions
     singleFile(temporary, shownAs);
     judgeIntegrity(await integrityInWorker(temporary), shownAs);
     await flushFile(temporary);
+    keepStricterMode(temporary, toPath);
     renameSync(temporary, toPath);
     syncFolder(dirname(toPath));
     const bytes = statSync(toPath).size;
@@ -206,7 +209,7 @@ export function restoreBooks(fromPath: string, booksPath: string, options: Resto
     if (sameFile(fromPath, booksPath)) throw new BackupRefused('same_as_books', `${fromPath} is the books file itself`);
     refuseFileInUse(fromPath);
     refuseNonSqlite(fromPath);
-    copyFileSync(fromPath, temporary, constants.COPYFILE_EXCL);
+    copyToPrivateFile(fromPath, temporary);
     syncFile(temporary);
     const check = { ...inspect(temporary, fromPath), path: fromPath };
     const replaced = existsSync(booksPath);
@@ -215,6 +218,7 @@ export function restoreBooks(fromPath: string, booksPath: string, options: Resto
     }
     options.onChecked?.(check);
     if (replaced) closeOldBooks(booksPath);
+    keepStricterMode(temporary, booksPath);
     for (const log of [`${booksPath}-wal`, `${booksPath}-shm`]) rmSync(log, { force: true });
     renameSync(temporary, booksPath);
     syncFolder(dirname(booksPath));
@@ -236,7 +240,10 @@ export function restoreBooks(fromPath: string, booksPath: string, options: Resto
 export async function runScheduledBackup(context: ScheduledBackupContext): Promise<ScheduledBackupResult> {
   const { dir, keep, log } = context;
   if (!Number.isInteger(keep) || keep < 1 || keep > 1000) throw new Error(`runScheduledBackup: keep must be 1 to 1000, not ${keep}`);
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateFolder(dir);
+  // Said on every run, not only the first: the folder may have been opened since.
+  const exposed = exposureWarning(dir, 'the backup folder');
+  if (exposed !== null) log.warn({ dir }, exposed);
   const name = scheduledBackupName(context.clock.now());
   const file = join(dir, name);
   const backup = await backupBooks(context.db, file);
@@ -298,78 +305,11 @@ function inspect(path: string, shownAs: string): BackupCheck {
   return { path: shownAs, bytes, ...found, pendingMigrations };
 }
 
-/** What integrity_check and foreign_key_check said, or where SQLite stopped reading. */
-interface IntegrityFindings {
-  stopped: { check: string; message: string } | null;
-  faults: string[];
-  orphans: { table: string; rowid: number | null; parent: string }[];
-}
-
-/** integrity_check, then (when it finds nothing) foreign_key_check; the worker below does the same. */
-function integrityFindings(db: Db): IntegrityFindings {
-  const run = <T>(check: string, pragma: string): { rows: T } | { stopped: { check: string; message: string } } => {
-    try {
-      return { rows: db.pragma(pragma) as T };
-    } catch (error) {
-      return { stopped: { check, message: (error as Error).message } };
-    }
-  };
-  const integrity = run<{ integrity_check: string }[]>('integrity_check', `integrity_check(${INTEGRITY_FAULTS_SHOWN})`);
-  if ('stopped' in integrity) return { stopped: integrity.stopped, faults: [], orphans: [] };
-  const faults = integrity.rows.map((row) => row.integrity_check);
-  if (faults.length !== 1 || faults[0] !== 'ok') return { stopped: null, faults, orphans: [] };
-  const keys = run<IntegrityFindings['orphans']>('foreign_key_check', 'foreign_key_check');
-  if ('stopped' in keys) return { stopped: keys.stopped, faults, orphans: [] };
-  return { stopped: null, faults, orphans: keys.rows };
-}
-
-/**
- * integrityFindings in a worker thread, for a backup made inside the running server: on large
- * books integrity_check takes seconds (about 10 s for a million journal lines), which must not
- * stall the requests the server is answering meanwhile. The worker opens the copy read-only.
- */
-const INTEGRITY_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const run = (db, check, pragma) => {
-  try {
-    return { rows: db.pragma(pragma) };
-  } catch (error) {
-    return { stopped: { check, message: error.message } };
-  }
-};
-let db;
-try {
-  db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-} catch (error) {
-  parentPort.postMessage({ stopped: { check: 'open', message: error.message }, faults: [], orphans: [] });
-}
-if (db) {
-  try {
-    const integrity = run(db, 'integrity_check', 'integrity_check(' + workerData.faultsShown + ')');
-    if (integrity.stopped) {
-      parentPort.postMessage({ stopped: integrity.stopped, faults: [], orphans: [] });
-    } else {
-      const faults = integrity.rows.map((row) => row.integrity_check);
-      if (faults.length !== 1 || faults[0] !== 'ok') {
-        parentPort.postMessage({ stopped: null, faults, orphans: [] });
-      } else {
-        const keys = run(db, 'foreign_key_check', 'foreign_key_check');
-        parentPort.postMessage(keys.stopped ? { stopped: keys.stopped, faults, orphans: [] } : { stopped: null, faults, orphans: keys.rows });
-      }
-    }
-  } finally {
-    db.close();
-  }
-}
-`;
-
-const DRIVER_PATH = createRequire(import.meta.url).resolve('better-sqlite3');
-
+/** integrityFindings on a worker thread (integrity-worker.ts): the server answers requests meanwhile. */
 function integrityInWorker(path: string): Promise<IntegrityFindings> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { driver: DRIVER_PATH, path, faultsShown: INTEGRITY_FAULTS_SHOWN } });
+    const worker = startWorker(import.meta.url, 'integrity-worker', { workerData: { path } });
     worker.once('message', (findings: IntegrityFindings) => {
       answered = true;
       resolve(findings);

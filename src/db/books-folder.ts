@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../config.js';
+import { createPrivateFile, ensurePrivateFolder } from './private-files.js';
 
 /**
- * Makes sure the folder of the books exists and takes new files (SQLite writes its journal
- * and lock files beside the books), or stops start-up with one line naming the setting. A
- * file is written and removed to find out: the permission bits alone do not say (a read-only
- * mount refuses root too; root passes any permission check).
+ * Makes sure the folder of the books exists (made 0700 when missing) and takes new files
+ * (SQLite writes its journal and lock files beside the books), or stops start-up with one line
+ * naming the setting. A file is written and removed to find out: the permission bits alone do
+ * not say (a read-only mount refuses root too; root passes any permission check).
  */
 export function ensureWritableBooksFolder(booksPath: string): void {
   if (booksPath === ':memory:') return;
@@ -16,8 +17,8 @@ export function ensureWritableBooksFolder(booksPath: string): void {
   // and a probe left by a killed process cannot block a later start.
   const probe = join(folder, `.daybook-write-check-${randomUUID()}`);
   try {
-    mkdirSync(folder, { recursive: true });
-    closeSync(openSync(probe, 'wx'));
+    ensurePrivateFolder(folder);
+    closeSync(createPrivateFile(probe));
   } catch (error) {
     throw new ConfigError(`DAYBOOK_DB: the folder ${folder} cannot hold the books: ${whyNot(error as NodeJS.ErrnoException)}; give a writable folder (--db or DAYBOOK_DB)`);
   } finally {

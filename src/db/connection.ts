@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { SqliteSynchronous } from '../config.js';
+import { ensurePrivateDatabaseFile } from './private-files.js';
 
 export type Db = Database.Database;
 
@@ -14,10 +13,11 @@ export interface OpenOptions {
 /**
  * Opens a connection with the pragmas set explicitly: WAL, foreign keys, a busy timeout, and
  * synchronous=FULL by default (the driver's WAL default is NORMAL; books need an acknowledged
- * write to survive power loss).
+ * write to survive power loss). A file (books, counters) that is not there yet is made 0600 in a
+ * 0700 folder first, so it and the log files SQLite keeps beside it are the owner's alone.
  */
 export function openDb(path: string, options: OpenOptions = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDatabaseFile(path);
   const db = new Database(path);
   applyPragmas(db, options.synchronous ?? 'full');
   db.defaultSafeIntegers(options.bigints ?? true);

@@ -1,8 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
 import { applyPragmas, type Db } from './connection.js';
+import { ensurePrivateDatabaseFile } from './private-files.js';
 
 function migrationSource(list: readonly MigrationEntry[]): Knex.MigrationSource<MigrationEntry> {
   return {
@@ -22,7 +21,8 @@ export interface MigrateResult {
  * (a table rebuild, say) on a books file the real list has produced.
  */
 export async function migrateLatest(path: string, after: readonly MigrationEntry[] = []): Promise<MigrateResult> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // Made here, not by knex's driver: SQLite would create the books with the umask's mode.
+  ensurePrivateDatabaseFile(path);
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: path },

@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { ensurePrivateDatabaseFile } from './private-files.js';
 
 /**
  * One server per books file. Two would each run the job pool (every job twice), and the one
@@ -33,7 +32,7 @@ export function lockPath(booksPath: string): string {
 export function acquireServerLock(booksPath: string): () => void {
   if (booksPath === ':memory:') return () => {};
   const path = lockPath(booksPath);
-  mkdirSync(dirname(path), { recursive: true });
+  ensurePrivateDatabaseFile(path);
   // No busy timeout: a held lock is an answer, not something to wait for.
   const lock = new Database(path, { timeout: 0 });
   try {

@@ -140,11 +140,11 @@ case "$businesses" in *"\"$business\""*"Harbor Coffee"*|*"Harbor Coffee"*"\"$bus
 say "the README's first run made account $account, business $business and a key; GET /api/v1/businesses lists it"
 
 [ "$(podman exec "$container" awk '/^Uid:/ { print $2 }' /proc/1/status)" = 1000 ] || fail "the server does not run as uid 1000"
-[ "$(podman exec "$container" stat -c %U:%G /data)" = node:node ] || fail "/data is not node:node"
+[ "$(podman exec "$container" stat -c %U:%G:%a /data)" = node:node:700 ] || fail "/data is not node:node, 700"
 podman healthcheck run "$container" >/dev/null || fail "podman healthcheck run: unhealthy"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/openapi/v1.json")" = 200 ] || fail "/openapi/v1.json did not answer 200"
 curl -fsS -o "$work/reference.js" "http://127.0.0.1:$port/docs/redoc.standalone.js" && grep -q Redoc "$work/reference.js" || fail "/docs has no script"
-say "runs as uid 1000, /data is node:node, healthy, /docs and /openapi/v1.json answer"
+say "runs as uid 1000, /data is node:node and 700, healthy, /docs and /openapi/v1.json answer"
 
 grace_seconds=30
 started=$SECONDS
