@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cron from 'node-cron';
+import { readSmtpUrl } from './email/smtp-url.js';
 import { parseTrustList } from './http/client-address.js';
 import { projectRoot } from './paths.js';
+import { redactUrl } from './redact.js';
 
 export type SqliteSynchronous = 'full' | 'normal';
 export type FxProvider = 'frankfurter' | 'ecb';
@@ -41,16 +43,28 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Each setting: its environment variable and how to read and check a raw value. */
-const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => Config[K] } } = {
+/**
+ * Each setting: its environment variable and how to read and check a raw value. `credentials`:
+ * the value is a URL that can carry a password or a key, so a message shows it only through
+ * redactUrl.
+ */
+const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => Config[K]; credentials?: true } } = {
   db: { env: 'DAYBOOK_DB', parse: nonEmptyString },
   port: { env: 'PORT', parse: port },
   host: { env: 'HOST', parse: nonEmptyString },
-  siteUrl: { env: 'DAYBOOK_SITE_URL', parse: (raw) => httpUrl(raw).replace(/\/+$/, '') },
-  smtpUrl: { env: 'DAYBOOK_SMTP_URL', parse: (raw) => (raw === null || raw === '' ? null : smtpUrl(raw)) },
+  siteUrl: {
+    env: 'DAYBOOK_SITE_URL',
+    parse: (raw) => withoutUserInfo(httpUrl(raw), 'every pay link (emails, PDFs, the log) would carry it').replace(/\/+$/, ''),
+    credentials: true,
+  },
+  smtpUrl: { env: 'DAYBOOK_SMTP_URL', parse: (raw) => (raw === null || raw === '' ? null : smtpUrl(raw)), credentials: true },
   mailFrom: { env: 'DAYBOOK_MAIL_FROM', parse: nonEmptyString },
   fxProvider: { env: 'DAYBOOK_FX_PROVIDER', parse: (raw) => oneOf(raw, ['frankfurter', 'ecb'] as const) },
-  fxProviderUrl: { env: 'DAYBOOK_FX_PROVIDER_URL', parse: httpUrl },
+  fxProviderUrl: {
+    env: 'DAYBOOK_FX_PROVIDER_URL',
+    parse: (raw) => withoutUserInfo(httpUrl(raw), 'a rate request cannot send it, and its error would show it'),
+    credentials: true,
+  },
   sqliteSynchronous: { env: 'DAYBOOK_SQLITE_SYNCHRONOUS', parse: (raw) => oneOf(raw, ['full', 'normal'] as const) },
   backupDir: { env: 'DAYBOOK_BACKUP_DIR', parse: nonEmptyString },
   backupKeep: { env: 'DAYBOOK_BACKUP_KEEP', parse: (raw) => wholeNumber(raw, 1, 1000) },
@@ -87,7 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     try {
       config[name] = setting.parse(raw);
     } catch (error) {
-      throw new ConfigError(`${source}: ${(error as Error).message} (got ${JSON.stringify(raw)})`);
+      const shown = setting.credentials && typeof raw === 'string' ? redactUrl(raw) : raw;
+      throw new ConfigError(`${source}: ${(error as Error).message} (got ${JSON.stringify(shown)})`);
     }
   }
   checkTlsSettings(config as Config);
@@ -99,7 +114,7 @@ function checkTlsSettings(config: Config): void {
   if (config.tlsCert !== null && config.tlsKey === null) throw new ConfigError('DAYBOOK_TLS_KEY: must be set with DAYBOOK_TLS_CERT (the certificate\'s private key, a PEM file)');
   if (config.tlsKey !== null && config.tlsCert === null) throw new ConfigError('DAYBOOK_TLS_CERT: must be set with DAYBOOK_TLS_KEY (the certificate, a PEM file)');
   if (config.tlsCert !== null && !config.siteUrl.startsWith('https:')) {
-    throw new ConfigError(`DAYBOOK_SITE_URL: must be an https address when Daybook serves TLS itself (got ${JSON.stringify(config.siteUrl)})`);
+    throw new ConfigError(`DAYBOOK_SITE_URL: must be an https address when Daybook serves TLS itself (got ${JSON.stringify(redactUrl(config.siteUrl))})`);
   }
 }
 
@@ -137,15 +152,17 @@ function httpUrl(raw: unknown): string {
   return text;
 }
 
+/** user:password@ in a URL that is not a secret setting: refused rather than carried where it shows. */
+function withoutUserInfo(text: string, why: string): string {
+  const url = new URL(text);
+  if (url.username !== '' || url.password !== '') throw new Error(`must not hold a user name or password (user:password@): ${why}`);
+  return text;
+}
+
+/** Kept as written; the mailer reads it again with the same readSmtpUrl (src/email/smtp-url.ts). */
 function smtpUrl(raw: unknown): string {
   const text = nonEmptyString(raw);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error('must be an smtp:// or smtps:// URL');
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('must be an smtp:// or smtps:// URL');
+  readSmtpUrl(text);
   return text;
 }
 

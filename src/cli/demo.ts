@@ -3,6 +3,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
 import { type Config, loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
+import { redactUrl } from '../redact.js';
 import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
@@ -34,17 +35,9 @@ function freshDemoPath(path: string, dbOption: string | undefined): string {
   return path;
 }
 
-/** The mail server's address as it may be printed: no user name or password. */
-function withoutCredentials(smtpUrl: string): string {
-  const url = new URL(smtpUrl);
-  url.username = '';
-  url.password = '';
-  return url.toString();
-}
-
 function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
-  const mail = config.smtpUrl ? `sent through ${withoutCredentials(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
+  const mail = config.smtpUrl ? `sent through ${redactUrl(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
   context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),

@@ -468,7 +468,7 @@ describe('invoice emails while the SMTP server is down', () => {
     await first.stop();
     const capture = capturingLogger();
     logged = capture.lines;
-    app = await startTestApp(START, { config: { smtpUrl: `smtp://127.0.0.1:${port}`, siteUrl: SITE_URL, mailFrom: MAIL_FROM }, log: capture.log });
+    app = await startTestApp(START, { config: { smtpUrl: `smtp://127.0.0.1:${port}?tls=off`, siteUrl: SITE_URL, mailFrom: MAIL_FROM }, log: capture.log });
   });
   after(async () => {
     await app?.close();
@@ -505,7 +505,7 @@ describe('invoice emails while the SMTP server is down', () => {
 
     // The server comes back on the same port.
     smtp = await startSmtp({ port });
-    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: MAIL_FROM }, createLogger('silent'));
+    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}?tls=off`, mailFrom: MAIL_FROM }, createLogger('silent'));
     const silent = createLogger('silent');
     try {
       expect(await deliverEmails(app.db, app.clock, mailer, silent), 'not due yet').to.deep.equal({ sent: 0, failed: 0, retrying: 0 });

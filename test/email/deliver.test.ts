@@ -28,12 +28,12 @@ const MINUTE_MS = 60_000;
 
 // --- A real SMTP server on loopback (test/support/smtp.ts), and one that is not there. ---
 
-/** A loopback port nothing listens on: bound, read, then released. */
+/** A loopback port nothing listens on (bound, read, then released), as a plain relay's URL. */
 async function deadSmtpUrl(): Promise<string> {
   const server = createServer();
   const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
   await new Promise((resolve) => server.close(resolve));
-  return `smtp://127.0.0.1:${port}`;
+  return `smtp://127.0.0.1:${port}?tls=off`;
 }
 
 // --- Outbox setup. ---
@@ -275,7 +275,7 @@ describe('email delivery', () => {
       const sockets: Socket[] = [];
       const silentServer = createServer((socket) => void sockets.push(socket));
       const port = await new Promise<number>((resolve) => silentServer.listen(0, '127.0.0.1', () => resolve((silentServer.address() as AddressInfo).port)));
-      const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailFrom: MAIL_FROM }, silent);
+      const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}?tls=off`, mailFrom: MAIL_FROM }, silent);
       const id = enqueue(s);
       const started = Date.now();
       try {

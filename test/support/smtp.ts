@@ -1,12 +1,16 @@
 import { expect } from 'chai';
 import { type AddressObject, type EmailAddress, type HeaderLines, type Headers, type HeaderValue, simpleParser, type StructuredHeader } from 'mailparser';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import type { TestCertificate } from './certificates.js';
 
 /**
- * A real SMTP server on loopback (smtp-server: no TLS, no authentication) that keeps each
- * message's envelope and raw bytes, and a parsed view of a message (mailparser) for the checks
- * on its headers and its text and HTML parts.
+ * A real SMTP server on loopback (smtp-server) that keeps each message's envelope and raw bytes
+ * and each login, and a parsed view of a message (mailparser) for the checks on its headers and
+ * its text and HTML parts. By default it offers no STARTTLS (a plain relay: its url says
+ * ?tls=off, as Daybook then needs); with a certificate it offers STARTTLS. Either way it takes
+ * any login, even over a connection still in clear, so a test sees whether a password was sent.
  */
 
 /** One message as the server received it: the SMTP envelope and the DATA, as sent. */
@@ -16,6 +20,18 @@ export interface ReceivedMessage {
   /** Every RCPT TO. */
   to: string[];
   raw: string;
+  /** Whether the session had been upgraded with STARTTLS when the message came. */
+  secure: boolean;
+}
+
+/** One AUTH the server was given. */
+export interface ReceivedLogin {
+  method: string;
+  username: string;
+  /** Undefined for a method that sends none (XOAUTH2). */
+  password: string | undefined;
+  /** Whether the session had been upgraded with STARTTLS before it. */
+  secure: boolean;
 }
 
 /** One refusal the server answers once: instead of its greeting (`connect`) or to one RCPT TO (`rcpt`). */
@@ -27,11 +43,13 @@ export interface SmtpRefusal {
 }
 
 export interface TestSmtp {
-  /** smtp://127.0.0.1:PORT */
+  /** smtp://127.0.0.1:PORT?tls=off for a server without STARTTLS; smtp://127.0.0.1:PORT for one with it. */
   url: string;
   port: number;
   /** In the order they arrived; empty it (`received.length = 0`) between tests. */
   received: ReceivedMessage[];
+  /** Every AUTH, in order. */
+  logins: ReceivedLogin[];
   /**
    * Refusals still to answer, first one first: when the first is for the step a session has
    * reached, it is answered and removed. Once none is left the server accepts. Push onto it
@@ -52,6 +70,8 @@ export interface SmtpOptions {
   rejectRecipient?: boolean;
   /** The first refusals to answer (TestSmtp.refusals). */
   refusals?: SmtpRefusal[];
+  /** Offer STARTTLS with this certificate (test/support/certificates.ts); without it, no STARTTLS. */
+  starttls?: TestCertificate;
 }
 
 /** An SMTP server listening on 127.0.0.1. */
@@ -66,15 +86,23 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
     refused.push(refusal);
     return Object.assign(new Error(refusal.message), { responseCode: refusal.responseCode });
   };
+  const logins: ReceivedLogin[] = [];
+  const tls = options.starttls ? { key: readFileSync(options.starttls.keyPath), cert: readFileSync(options.starttls.certPath) } : null;
   const server = new SMTPServer({
     authOptional: true,
+    // A login in clear is taken (and kept), not refused: the tests must see one if it is sent.
+    allowInsecureAuth: true,
     secure: false,
-    disabledCommands: ['STARTTLS'],
+    ...(tls ? tls : { disabledCommands: ['STARTTLS'] }),
     // No reverse look-up of 127.0.0.1: without a resolver that answers, each session would wait for it.
     disableReverseLookup: true,
     logger: false,
     onConnect(_session, callback) {
       callback(refusalAt('connect'));
+    },
+    onAuth(auth, session, callback) {
+      logins.push({ method: auth.method, username: auth.username ?? '', password: auth.password ?? undefined, secure: session.secure });
+      callback(null, { user: auth.username ?? '' });
     },
     onRcptTo(_address, _session, callback) {
       if (options.rejectRecipient) return callback(Object.assign(new Error('no such mailbox'), { responseCode: 550 }));
@@ -89,6 +117,7 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
           from: mailFrom === false ? null : mailFrom.address,
           to: session.envelope.rcptTo.map((address) => address.address),
           raw: Buffer.concat(chunks).toString('utf8'),
+          secure: session.secure,
         });
         callback();
       });
@@ -105,9 +134,10 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
     netServer.once('error', reject);
   });
   return {
-    url: `smtp://127.0.0.1:${listening.port}`,
+    url: `smtp://127.0.0.1:${listening.port}${tls ? '' : '?tls=off'}`,
     port: listening.port,
     received,
+    logins,
     refusals,
     refused,
     errors,

@@ -78,6 +78,8 @@ describe('configuration', () => {
       ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587', 'smtpUrl', 'smtp://mail.example.com:587'],
       ['DAYBOOK_SMTP_URL', 'smtps://user:pw@mail.example.com:465', 'smtpUrl', 'smtps://user:pw@mail.example.com:465'],
       ['DAYBOOK_SMTP_URL', '', 'smtpUrl', null],
+      ['DAYBOOK_SMTP_URL', 'smtp://relay.lan:25?tls=off', 'smtpUrl', 'smtp://relay.lan:25?tls=off'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?requireTLS=true', 'smtpUrl', 'smtp://mail.example.com:587?requireTLS=true'],
       ['DAYBOOK_MAIL_FROM', 'Books <books@example.com>', 'mailFrom', 'Books <books@example.com>'],
       ['DAYBOOK_FX_PROVIDER', 'ecb', 'fxProvider', 'ecb'],
       ['DAYBOOK_FX_PROVIDER_URL', 'http://127.0.0.1:9999/rates', 'fxProviderUrl', 'http://127.0.0.1:9999/rates'],
@@ -142,6 +144,13 @@ describe('configuration', () => {
       ['DAYBOOK_SITE_URL', 'ftp://example.com'],
       ['DAYBOOK_SMTP_URL', 'http://mail.example.com'],
       ['DAYBOOK_SMTP_URL', 'mail.example.com:587'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?tls=on'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?tls=off&tls=off'],
+      ['DAYBOOK_SMTP_URL', 'smtps://mail.example.com:465?tls=off'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?requireTLS=false'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?ignoreTLS=true'],
+      ['DAYBOOK_SMTP_URL', 'smtp://mail.example.com:587?opportunisticTLS=true'],
+      ['DAYBOOK_SMTP_URL', 'smtp://relay.lan:25?tls=off&requireTLS=true'],
       ['DAYBOOK_MAIL_FROM', ''],
       ['DAYBOOK_FX_PROVIDER', 'openexchangerates'],
       ['DAYBOOK_FX_PROVIDER_URL', 'not a url'],
@@ -195,6 +204,64 @@ describe('configuration', () => {
       expect(configErrorFor({ DAYBOOK_TLS_CERT: '/c.pem', DAYBOOK_TLS_KEY: '/k.pem' }).message).to.equal(
         'DAYBOOK_SITE_URL: must be an https address when Daybook serves TLS itself (got "http://localhost:3000")',
       );
+    });
+
+    it('refuses an smtp:// URL that would let the login and mail go unencrypted, naming ?tls=off', () => {
+      expect(configErrorFor({ DAYBOOK_SMTP_URL: 'smtp://mail.example.com:587?requireTLS=false' }).message).to.equal(
+        'DAYBOOK_SMTP_URL: ?requireTLS may only be true here: smtp:// requires STARTTLS, so the password and the emails are never sent unencrypted; to send to a relay without STARTTLS that you trust, write ?tls=off instead (got "smtp://mail.example.com:587?requireTLS=false")',
+      );
+      for (const query of ['?ignoreTLS=true', '?opportunisticTLS=true', '?requireTLS=0', '?requireTLS=true&requireTLS=false']) {
+        expect(configErrorFor({ DAYBOOK_SMTP_URL: `smtp://mail.example.com:587${query}` }).message, query).to.match(/^DAYBOOK_SMTP_URL: \?[A-Za-z]+ may only be (true|false) here: .* write \?tls=off instead \(got /);
+      }
+      expect(configErrorFor({ DAYBOOK_SMTP_URL: 'smtp://mail.example.com:587?tls=yes' }).message).to.equal(
+        'DAYBOOK_SMTP_URL: ?tls takes one value, off (?tls=off: send over smtp:// without requiring STARTTLS) (got "smtp://mail.example.com:587?tls=yes")',
+      );
+      expect(configErrorFor({ DAYBOOK_SMTP_URL: 'smtps://mail.example.com:465?tls=off' }).message).to.equal(
+        'DAYBOOK_SMTP_URL: ?tls=off is for smtp:// only: smtps:// is encrypted from the first byte (got "smtps://mail.example.com:465?tls=off")',
+      );
+    });
+
+    describe('never shows the password or key a URL setting holds', () => {
+      const SECRET = 's3cret-Pa55word';
+      const withSecrets: [string, string, string][] = [
+        ['DAYBOOK_SMTP_URL', `smtp//daybook:${SECRET}@mail.example.com:587`, '***@mail.example.com:587'],
+        ['DAYBOOK_SMTP_URL', `http://daybook:${SECRET}@mail.example.com`, 'http://***@mail.example.com'],
+        ['DAYBOOK_SMTP_URL', `smtp://daybook:${SECRET}`, 'smtp://***'],
+        ['DAYBOOK_SMTP_URL', `smtp://daybook:${SECRET}@mail.example.com:587?requireTLS=false`, 'smtp://***@mail.example.com:587?requireTLS=false'],
+        ['DAYBOOK_SMTP_URL', `smtps://daybook:${SECRET}@mail.example.com:465?tls=off`, 'smtps://***@mail.example.com:465?tls=off'],
+        ['DAYBOOK_SMTP_URL', `smtp://daybook:pa/ss${SECRET}@mail.example.com:587?tls=maybe`, 'smtp://***@mail.example.com:587?tls=maybe'],
+        ['DAYBOOK_SITE_URL', `ftp://daybook:${SECRET}@books.example.com`, 'ftp://***@books.example.com'],
+        ['DAYBOOK_SITE_URL', `https://daybook:${SECRET}@books.example.com`, 'https://***@books.example.com'],
+        ['DAYBOOK_FX_PROVIDER_URL', `https://daybook:${SECRET}@rates.example.com`, 'https://***@rates.example.com'],
+        ['DAYBOOK_FX_PROVIDER_URL', `ftp://rates.example.com/latest?access_key=${SECRET}`, 'ftp://rates.example.com/latest?access_key=***'],
+      ];
+      for (const [env, value, shown] of withSecrets) {
+        it(`refuses ${env}=${JSON.stringify(value)} showing ${JSON.stringify(shown)}`, () => {
+          const error = configErrorFor({ [env]: value });
+          expect(error.message).to.match(new RegExp(`^${env}: `));
+          expect(error.message.endsWith(`(got ${JSON.stringify(shown)})`), error.message).to.equal(true);
+          expect(error.message).to.not.include(SECRET);
+        });
+      }
+
+      it('refuses a user name or password in the site or rate provider address, where nothing could keep it secret', () => {
+        expect(configErrorFor({ DAYBOOK_SITE_URL: `https://daybook:${SECRET}@books.example.com` }).message).to.equal(
+          'DAYBOOK_SITE_URL: must not hold a user name or password (user:password@): every pay link (emails, PDFs, the log) would carry it (got "https://***@books.example.com")',
+        );
+        expect(configErrorFor({ DAYBOOK_FX_PROVIDER_URL: `https://daybook:${SECRET}@rates.example.com` }).message).to.equal(
+          'DAYBOOK_FX_PROVIDER_URL: must not hold a user name or password (user:password@): a rate request cannot send it, and its error would show it (got "https://***@rates.example.com")',
+        );
+      });
+
+      it('names a caller’s override the same way', () => {
+        let caught: unknown;
+        try {
+          loadConfig({}, { smtpUrl: `smtp://daybook:${SECRET}@mail.example.com?ignoreTLS=true` });
+        } catch (error) {
+          caught = error;
+        }
+        expect((caught as ConfigError).message).to.match(/^override "smtpUrl": \?ignoreTLS may only be false here: .* \(got "smtp:\/\/\*\*\*@mail\.example\.com\?ignoreTLS=true"\)$/);
+      });
     });
 
     it('keeps the line single even when the value holds a newline', () => {
