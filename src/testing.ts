@@ -9,10 +9,11 @@ import type { LogLevel } from './config.js';
 import { openDb } from './db/connection.js';
 import { FaultQueue, faultFor, type TestFailure } from './http/faults.js';
 import { CapturingMailer, type Outbox } from './email/captured-outbox.js';
-import type { ControlHandlers } from './http/control.js';
+import { type ControlHandlers, RefusedInput } from './http/control.js';
 import { createLogger } from './log.js';
 import { seedDemo } from '../db/seeds/demo.js';
 import { checkFixture, type Fixture, loadFixture } from './testing-fixture.js';
+import { removedOnExit } from './removed-on-exit.js';
 import { startServer } from './server.js';
 import { JOBS_OFF, throwawayBooks, throwawayConfig } from './throwaway-books.js';
 
@@ -91,12 +92,13 @@ export interface RunningDaybook {
   failNext(count: number, failure: TestFailure): void;
   /** Runs a job now (overdue, outbox, rates, backup, housekeeping); none runs on a timer. */
   runJob(name: 'overdue' | 'outbox' | 'rates' | 'backup' | 'housekeeping'): Promise<void>;
-  /** Stops the server and removes its books. */
+  /** Stops the server and removes its books (which go anyway when the process ends). */
   close(): Promise<void>;
 }
 
 export async function startDaybook(options: StartDaybookOptions = {}): Promise<RunningDaybook> {
-  const books = await throwawayBooks('daybook-testing-');
+  // Removed by close(), and by the process ending any other way (src/removed-on-exit.ts).
+  const books = removedOnExit(await throwawayBooks('daybook-testing-'));
   try {
     const clock = testClock(options.at ?? new Date());
     const outbox = new CapturingMailer();
@@ -139,7 +141,11 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
   }
 }
 
-/** The server's clock: set to a day (YYYY-MM-DD, its midnight UTC) or an instant, or moved on. */
+/**
+ * The server's clock: set to a day (YYYY-MM-DD, its midnight UTC) or an instant, or moved on,
+ * by at most MAX_ADVANCE_DAYS at a time and never outside the years 0000 to 9999 (the books
+ * write dates as YYYY-MM-DD). A move it refuses throws and leaves the clock where it was.
+ */
 export interface TestClock {
   now(): Date;
   set(at: string | Date): void;
@@ -147,10 +153,24 @@ export interface TestClock {
   advanceDays(days: number): void;
 }
 
+/** The most days one advanceDays may move the clock, either way: a century. */
+export const MAX_ADVANCE_DAYS = 36_500;
+
+const DAY_MS = 86_400_000;
+const EARLIEST_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 const ISO_INSTANT = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?(Z|[+-][0-9]{2}:[0-9]{2})$/;
 
-/** A day or an ISO 8601 instant, refused when it is neither or names a day that does not exist (2027-02-30). */
+/**
+ * A day or an ISO 8601 instant, refused when it is neither, names a day that does not exist
+ * (2027-02-30), or falls outside the years 0000 to 9999.
+ */
 export function clockInstant(at: string | Date): Date {
+  return withinClockYears(parsedInstant(at), at);
+}
+
+function parsedInstant(at: string | Date): Date {
   if (at instanceof Date) {
     if (Number.isNaN(at.getTime())) throw new Error('clock: an invalid Date');
     return new Date(at.getTime());
@@ -163,14 +183,39 @@ export function clockInstant(at: string | Date): Date {
   return new Date(at);
 }
 
+/** An instant with a UTC offset can land a day past 9999-12-31 though it names that day. */
+function withinClockYears(instant: Date, at: string | Date): Date {
+  if (instant.getTime() < EARLIEST_MS || instant.getTime() > LATEST_MS) {
+    throw new Error(`clock: ${at instanceof Date ? instant.toISOString() : `"${at}"`} is outside the years 0000 to 9999 (UTC)`);
+  }
+  return instant;
+}
+
 function testClock(at: string | Date): TestClock {
   const clock = fixedClock(clockInstant(at));
+  const moveBy = (field: 'advanceDays' | 'advanceMs', ms: number): void => {
+    const from = clock.now().getTime();
+    if (from + ms < EARLIEST_MS || from + ms > LATEST_MS) {
+      throw new RefusedInput('clock', field, `would take the clock from ${clock.now().toISOString()} outside the years 0000 to 9999`);
+    }
+    clock.advanceMs(ms);
+  };
   return {
     now: () => clock.now(),
     set: (next) => clock.set(clockInstant(next)),
-    advanceMs: (ms) => clock.advanceMs(ms),
-    advanceDays: (days) => clock.advanceDays(days),
+    advanceMs: (ms) => moveBy('advanceMs', finiteNumber('advanceMs', ms)),
+    advanceDays: (days) => {
+      if (Math.abs(finiteNumber('advanceDays', days)) > MAX_ADVANCE_DAYS) {
+        throw new RefusedInput('clock', 'advanceDays', `must be from -${MAX_ADVANCE_DAYS} to ${MAX_ADVANCE_DAYS} days (got ${days})`);
+      }
+      moveBy('advanceDays', days * DAY_MS);
+    },
   };
+}
+
+function finiteNumber(field: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new RefusedInput('clock', field, `must be a finite number (got ${String(value)})`);
+  return value;
 }
 
 type MadeAccount = Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'>;

@@ -132,7 +132,8 @@ async function serve(options: ServeOptions, context: CommandContext): Promise<vo
  * `serve --ephemeral`: a throwaway server for another program's tests (daybook/testing): fresh
  * books, an account with one business and one key, on a free loopback port. It prints one
  * JSON line, {url, accountId, businesses, keys}, once it answers, and serves until stdin
- * closes or SIGINT/SIGTERM; then its books are removed.
+ * closes or SIGINT/SIGTERM; then its books are removed. They go however else the process ends
+ * too (a second signal's process.exit, an uncaught error): startDaybook sees to that.
  */
 async function serveEphemeral(options: ServeOptions, context: CommandContext): Promise<void> {
   if (options.port !== undefined || options.host !== undefined) throw new UsageError('--ephemeral listens on a free loopback port: leave out --port and --host');

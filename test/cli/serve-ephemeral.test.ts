@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 import { CliHarness } from './support.js';
@@ -14,11 +15,15 @@ interface Ephemeral {
   child: ChildProcess;
   line: Promise<string>;
   exited: Promise<number | null>;
+  /** How it ended: its exit code, or the signal that ended it. */
+  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr(): string;
 }
 
-function startEphemeral(args: string[], env: NodeJS.ProcessEnv = {}): Ephemeral {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/run.ts'), 'serve', '--ephemeral', ...args], {
+/** `imports`: modules the child loads first (`node --import`). */
+function startEphemeral(args: string[], env: NodeJS.ProcessEnv = {}, imports: string[] = []): Ephemeral {
+  const preload = imports.flatMap((file) => ['--import', file]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, join(projectRoot, 'src/cli/run.ts'), 'serve', '--ephemeral', ...args], {
     cwd: projectRoot,
     env: { ...process.env, DAYBOOK_LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -26,7 +31,8 @@ function startEphemeral(args: string[], env: NodeJS.ProcessEnv = {}): Ephemeral 
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = ended.then(({ code }) => code);
   const line = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -34,7 +40,17 @@ function startEphemeral(args: string[], env: NodeJS.ProcessEnv = {}): Ephemeral 
     });
     void exited.then((code) => reject(new Error(`exited ${code} before its line; stderr: ${stderr}`)));
   });
-  return { child, line, exited, stderr: () => stderr };
+  return { child, line, exited, ended, stderr: () => stderr };
+}
+
+/** A temporary folder to give a child as its TMPDIR, so the books it makes can be looked for. */
+function childTmpdir(): { path: string; books(): string[]; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'daybook-ephemeral-tmp-'));
+  return {
+    path,
+    books: () => readdirSync(path).filter((name) => name.startsWith('daybook-')),
+    remove: () => rmSync(path, { recursive: true, force: true }),
+  };
 }
 
 describe('daybook serve --ephemeral', function () {
@@ -152,6 +168,52 @@ describe('daybook serve --ephemeral', function () {
     expect(ready.url).to.match(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
     ephemeral.child.stdin!.end();
     expect(await ephemeral.exited, ephemeral.stderr()).to.equal(0);
+  });
+
+  it('with --control, refuses count 1e9, stallMs 1e11 and advanceDays 1e308 (422 naming each) and keeps serving; SIGTERM then leaves no books behind', async () => {
+    const tmp = childTmpdir();
+    try {
+      const ephemeral = startEphemeral(['--control'], { TMPDIR: tmp.path });
+      running.push(ephemeral.child);
+      const ready = JSON.parse(await ephemeral.line) as { url: string; keys: { key: string }[] };
+      expect(tmp.books(), 'its books, while it runs').to.have.lengthOf(1);
+      const control = async (path: string, body: unknown) => {
+        const res = await fetch(`${ready.url}/__daybook${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      for (const [path, body, field] of [
+        ['/fail-next', { count: 1e9, failure: { status: 500 } }, 'count'],
+        ['/fail-next', { count: 1, failure: { stallMs: 1e11 } }, 'failure.stallMs'],
+        ['/clock', { advanceDays: 1e308 }, 'advanceDays'],
+      ] as const) {
+        const answer = await control(path, body);
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(422);
+        expect(answer.body.error.code).to.equal('validation_failed');
+        expect(answer.body.error.message.startsWith(`${field}: `), answer.body.error.message).to.equal(true);
+      }
+      expect((await fetch(`${ready.url}/api/v1/businesses`, { headers: { authorization: `Bearer ${ready.keys[0]!.key}` } })).status, 'still serving, nothing queued').to.equal(200);
+      ephemeral.child.kill('SIGTERM');
+      expect(await ephemeral.exited, ephemeral.stderr()).to.equal(0);
+      expect(tmp.books()).to.deep.equal([]);
+    } finally {
+      tmp.remove();
+    }
+  });
+
+  it('removes its books when it dies of an uncaught error', async () => {
+    const tmp = childTmpdir();
+    try {
+      const ephemeral = startEphemeral(['--control'], { TMPDIR: tmp.path }, [join(projectRoot, 'test/support/uncaught-on-signal.ts')]);
+      running.push(ephemeral.child);
+      JSON.parse(await ephemeral.line);
+      expect(tmp.books(), 'its books, while it runs').to.have.lengthOf(1);
+      ephemeral.child.kill('SIGUSR2');
+      expect(await ephemeral.ended).to.deep.equal({ code: 1, signal: null });
+      expect(ephemeral.stderr()).to.contain('an uncaught error, as the test asked');
+      expect(tmp.books()).to.deep.equal([]);
+    } finally {
+      tmp.remove();
+    }
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
@@ -144,11 +144,35 @@ describe('daybook/testing: startDaybook', () => {
     });
 
     it('refuses a failure it cannot give, naming what is wrong', () => {
-      expect(() => daybook.failNext(0, { status: 500 })).to.throw('failNext: count must be a whole number from 1 (got 0)');
-      expect(() => daybook.failNext(1, { status: 429, retryAfterSeconds: 0 })).to.throw('failNext: retryAfterSeconds must be a whole number from 1 (got 0)');
-      expect(() => daybook.failNext(1, { stallMs: -5 })).to.throw('failNext: stallMs must be a whole number of milliseconds (got -5)');
-      expect(() => daybook.failNext(1, { status: 503 } as never)).to.throw('failNext: give {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got {"status":503})');
+      expect(() => daybook.failNext(0, { status: 500 })).to.throw('failNext: count must be a whole number from 1 to 1000 (got 0)');
+      expect(() => daybook.failNext(1, { status: 429, retryAfterSeconds: 0 })).to.throw('failNext: retryAfterSeconds must be a whole number from 1 to 86400 (got 0)');
+      expect(() => daybook.failNext(1, { stallMs: -5 })).to.throw('failNext: stallMs must be a whole number from 0 to 60000 (got -5)');
+      expect(() => daybook.failNext(1, { status: 503 } as never)).to.throw('failNext: failure must be {status: 429, retryAfterSeconds}, {status: 500} or {stallMs} (got {"status":503})');
     });
+
+    it('refuses counts and stalls past their bounds, at once and without queueing anything (count 1e9 once ran out of memory)', async () => {
+      const started = performance.now();
+      expect(() => daybook.failNext(1e9, { status: 500 })).to.throw('failNext: count must be a whole number from 1 to 1000 (got 1000000000)');
+      expect(() => daybook.failNext(1001, { status: 500 })).to.throw('failNext: count must be a whole number from 1 to 1000 (got 1001)');
+      expect(() => daybook.failNext(1, { stallMs: 1e11 })).to.throw('failNext: stallMs must be a whole number from 0 to 60000 (got 100000000000)');
+      expect(() => daybook.failNext(1, { status: 429, retryAfterSeconds: 86_401 })).to.throw('failNext: retryAfterSeconds must be a whole number from 1 to 86400 (got 86401)');
+      expect(performance.now() - started, 'ms to refuse').to.be.below(100);
+      expect((await call(daybook, 'GET', '/businesses')).status, 'nothing queued').to.equal(200);
+    });
+  });
+
+  it('refuses a clock move past a century at once, or outside the years 0000 to 9999, and leaves the clock as it was', () => {
+    const now = daybook.clock.now().toISOString();
+    expect(() => daybook.clock.advanceDays(1e308)).to.throw('clock: advanceDays must be from -36500 to 36500 days (got 1e+308)');
+    expect(() => daybook.clock.advanceDays(-36_501)).to.throw('clock: advanceDays must be from -36500 to 36500 days (got -36501)');
+    expect(() => daybook.clock.advanceDays(Number.NaN)).to.throw('clock: advanceDays must be a finite number (got NaN)');
+    expect(() => daybook.clock.advanceMs(1e308)).to.throw(`clock: advanceMs would take the clock from ${now} outside the years 0000 to 9999`);
+    expect(() => daybook.clock.set(new Date(Date.UTC(10_000, 0, 1)))).to.throw('clock: +010000-01-01T00:00:00.000Z is outside the years 0000 to 9999 (UTC)');
+    expect(daybook.clock.now().toISOString()).to.equal(now);
+    daybook.clock.set('9999-12-31');
+    expect(() => daybook.clock.advanceDays(1)).to.throw('clock: advanceDays would take the clock from 9999-12-31T00:00:00.000Z outside the years 0000 to 9999');
+    expect(daybook.clock.now().toISOString()).to.equal('9999-12-31T00:00:00.000Z');
+    daybook.clock.set(now);
   });
 
   it('refuses a key limited to a business it was not asked to make, naming it', async () => {
@@ -291,6 +315,66 @@ describe('daybook/testing: instances side by side', () => {
     let refused = false;
     await fetch(`${first.url}/healthz`).catch(() => (refused = true));
     expect(refused, 'a closed server answers nothing').to.equal(true);
+  });
+});
+
+describe('daybook/testing: books removed however the process ends', function () {
+  this.timeout(30_000);
+  /**
+   * A child process that starts a server and never closes it, then ends as `ending` says; with
+   * TMPDIR a folder of the test's own, to see what it leaves behind.
+   */
+  async function endWithoutClose(ending: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; left: string[]; stderr: string }> {
+    const tmp = mkdtempSync(join(tmpdir(), 'daybook-ending-'));
+    try {
+      const script = `
+        import { readdirSync } from 'node:fs';
+        import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing.ts'))};
+        const daybook = await startDaybook({ control: true });
+        await fetch(daybook.url + '/healthz');
+        if (readdirSync(process.env.TMPDIR).filter((name) => name.startsWith('daybook-testing-')).length !== 1) throw new Error('no books made');
+        ${ending}`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+      const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        child.on('exit', (exitCode, exitSignal) => {
+          clearTimeout(timer);
+          resolve({ code: exitCode, signal: exitSignal });
+        });
+      });
+      return { code, signal, left: readdirSync(tmp).filter((name) => name.startsWith('daybook-')), stderr };
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+
+  for (const [how, ending, expected] of [
+    ['process.exit()', 'process.exit(3);', { code: 3, signal: null }],
+    ['an uncaught exception', "setTimeout(() => { throw new Error('boom'); }, 10);", { code: 1, signal: null }],
+    ['an unhandled rejection', "void Promise.reject(new Error('boom'));", { code: 1, signal: null }],
+    ['SIGINT, which nothing else listens for (still ends the process as SIGINT)', "process.kill(process.pid, 'SIGINT'); setTimeout(() => {}, 10_000);", { code: null, signal: 'SIGINT' }],
+    ['SIGTERM, which nothing else listens for', "process.kill(process.pid, 'SIGTERM'); setTimeout(() => {}, 10_000);", { code: null, signal: 'SIGTERM' }],
+  ] as const) {
+    it(`removes the books of a server never closed when the process ends by ${how}`, async () => {
+      const ended = await endWithoutClose(ending);
+      expect({ code: ended.code, signal: ended.signal }, ended.stderr).to.deep.equal(expected);
+      expect(ended.left).to.deep.equal([]);
+    });
+  }
+
+  it('leaves a process that handles SIGTERM itself running, books and all, until it exits', async () => {
+    const ended = await endWithoutClose(`
+      process.on('SIGTERM', () => setTimeout(async () => {
+        const left = readdirSync(process.env.TMPDIR).filter((name) => name.startsWith('daybook-testing-')).length;
+        const served = (await fetch(daybook.url + '/healthz')).status;
+        process.exitCode = left === 1 && served === 200 ? 42 : 1;
+        await daybook.close();
+      }, 50));
+      process.kill(process.pid, 'SIGTERM');`);
+    expect({ code: ended.code, signal: ended.signal }, ended.stderr).to.deep.equal({ code: 42, signal: null });
+    expect(ended.left).to.deep.equal([]);
   });
 });
 
