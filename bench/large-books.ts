@@ -42,7 +42,7 @@ import { addDays, daysBetween, isIsoDate } from '../src/dates.js';
 import { databaseFiles, type Db, openDb } from '../src/db/connection.js';
 import { migrateLatest } from '../src/db/migrate.js';
 import { lineAmountCents, taxCents } from '../src/money.js';
-import { foldName } from '../src/names.js';
+import { nameKey } from '../src/names.js';
 import { seededRandom } from '../src/seeded-random.js';
 
 const { values: args } = parseArgs({
@@ -418,13 +418,13 @@ const insertCustomer = db.prepare(
 const customers = companyNames(Math.min(5000, Math.max(1, Math.ceil((openInvoiceCount + paidInvoiceCount) / 5)))).map((name) => {
   const id = seededId();
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-  insertCustomer.run(id, tenant.id, name, foldName(name), `billing@${slug}.example`, null, `${startDate}T00:00:00.000Z`);
+  insertCustomer.run(id, tenant.id, name, nameKey(name), `billing@${slug}.example`, null, `${startDate}T00:00:00.000Z`);
   return { id, name };
 });
 const insertVendor = db.prepare('INSERT INTO vendors (id, tenant_id, name, name_key, is_1099_eligible, archived, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)');
 const vendors = companyNames(300).map((name) => {
   const id = seededId();
-  insertVendor.run(id, tenant.id, name, foldName(name), chance(0.2) ? 1 : 0, `${startDate}T00:00:00.000Z`);
+  insertVendor.run(id, tenant.id, name, nameKey(name), chance(0.2) ? 1 : 0, `${startDate}T00:00:00.000Z`);
   return { id, name };
 });
 

@@ -7,6 +7,7 @@ import * as invoicing from './20261123_0005_invoicing.js';
 import * as reviewQueue from './20261123_0006_review_queue.js';
 import * as reports from './20261123_0007_reports.js';
 import * as jobs from './20261123_0008_jobs.js';
+import * as nameKeys from './20261127_0009_name_keys.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -35,4 +36,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0006_review_queue', module: reviewQueue },
   { name: '20261123_0007_reports', module: reports },
   { name: '20261123_0008_jobs', module: jobs },
+  { name: '20261127_0009_name_keys', module: nameKeys },
 ];

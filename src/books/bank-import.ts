@@ -5,7 +5,8 @@ import { addDays, daysBetween, isIsoDate } from '../dates.js';
 import { type Db, inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
-import { foldName, nameProblem, UNSAFE_TO_SHOW } from '../names.js';
+import { foldName, nameKey, UNSAFE_TO_SHOW, vendorNameProblem } from '../names.js';
+import { textProblem } from '../text.js';
 import { type Actor, recordAudit } from './audit.js';
 import { getBusiness } from './businesses.js';
 import { type Categoriser, categoriserFor } from './categorise/index.js';
@@ -130,8 +131,10 @@ function checkRow(record: CsvRecord, row: number, columns: number): StatementRow
   // Line breaks inside a quoted description are kept, written as LF whatever the file used, so
   // the same statement saved either way is the same rows.
   const description = descriptionField.replace(/\r\n?/g, '\n').trim();
+  const descriptionProblem = textProblem(description);
   if (description === '') problems.push('description is empty');
   else if (charCount(description) > MAX_DESCRIPTION_CHARS) problems.push(`description is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  else if (descriptionProblem) problems.push(`description ${show(description)} ${descriptionProblem}`);
 
   const amount = parseStatementAmount(amountField);
   if (typeof amount === 'string') problems.push(amount);
@@ -140,7 +143,7 @@ function checkRow(record: CsvRecord, row: number, columns: number): StatementRow
   if (looksSplitAtThousands(amountField, vendorName)) {
     problems.push(`amount ${show(amountField)} and vendor ${show(vendorName)} look like one amount split at a thousands separator; write amounts without separators (-1200.00)`);
   } else if (vendorName !== '') {
-    const problem = nameProblem(vendorName);
+    const problem = vendorNameProblem(vendorName);
     if (problem) problems.push(`vendor ${show(vendorName)} ${problem}`);
   }
 
@@ -374,7 +377,7 @@ interface RecordedExpense {
  * The bank's record of an expense already posted: the expenses of the business (not from an
  * import, not yet matched) dated within RECORDED_MATCH_DAYS of the file's rows, held by amount.
  * `take` finds the one a money-out row is: the same amount, dated within RECORDED_MATCH_DAYS,
- * the same vendor (case-folded) when the row names one; the nearest in date, then the first
+ * the same vendor (by name_key) when the row names one; the nearest in date, then the first
  * recorded. A taken expense is not offered again.
  */
 function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly StatementRow[]) {
@@ -400,7 +403,7 @@ function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly State
     take(row: StatementRow, amountCents: bigint): string | undefined {
       const list = byAmount.get(amountCents);
       if (!list) return undefined;
-      const vendorKey = row.vendorName === null ? null : foldName(row.vendorName);
+      const vendorKey = row.vendorName === null ? null : nameKey(row.vendorName);
       let best = -1;
       let bestDistance = Infinity;
       list.forEach((expense, index) => {
@@ -462,7 +465,8 @@ function assertRow(row: StatementRow): void {
     (row.amountCents < 0n ? -row.amountCents : row.amountCents) < AMOUNT_CEILING_CENTS &&
     row.description.length > 0 &&
     charCount(row.description) <= MAX_DESCRIPTION_CHARS &&
-    (row.vendorName === null || nameProblem(row.vendorName) === null);
+    textProblem(row.description) === null &&
+    (row.vendorName === null || vendorNameProblem(row.vendorName) === null);
   if (!ok) throw new Error(`importBankStatement: row ${row.row} was not checked by parseStatement`);
 }
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { assertName, foldName } from '../names.js';
+import { assertName, nameKey, trimName } from '../names.js';
 import { int, one, run } from '../db/statements.js';
 import type { Currency } from '../money.js';
 import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
@@ -23,22 +23,26 @@ export interface NewCustomer {
 }
 
 /**
- * Creates a customer, or returns the existing non-archived one of the same name (compared
- * case-insensitively) unchanged, ignoring every other field sent. Either way the request is
- * audited under the actor. The caller holds the transaction.
+ * Creates a customer, or returns the existing non-archived one of the same name unchanged,
+ * ignoring every other field sent. Names are the same when they read the same (nameKey: case,
+ * compatibility forms, white space and invisible characters aside), so a look-alike finds the
+ * customer it copies. A new customer's name is stored as sent, less the white space and
+ * invisible characters at its ends. Either way the request is audited under the actor. The
+ * caller holds the transaction.
  */
 export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantId: string, input: NewCustomer): { id: string; created: boolean } {
   assertInTransaction(db, 'findOrCreateCustomer');
   assertName('name', input.name);
-  const nameKey = foldName(input.name);
+  const name = trimName(input.name);
+  const key = nameKey(name);
   const existing = one<{ id: string }>(
     db,
-    // The exact name first: two customers whose names fold alike (kept apart before names were
-    // folded as fully as now) each stay reachable by their own name.
+    // The exact name first: two customers whose names key alike (kept apart before names were
+    // keyed as fully as now) each stay reachable by their own name.
     'SELECT id FROM customers WHERE tenant_id = ? AND name_key = ? AND archived = 0 ORDER BY name = ? DESC, created_at, id LIMIT 1',
     tenantId,
-    nameKey,
-    input.name,
+    key,
+    name,
   );
   if (existing) {
     // Nothing changed, but the request is still on record: every write call is audited.
@@ -53,8 +57,8 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantI
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
     id,
     tenantId,
-    input.name,
-    nameKey,
+    name,
+    key,
     input.email ?? null,
     input.phone ?? null,
     input.addressLine1 ?? null,
@@ -67,7 +71,7 @@ export function findOrCreateCustomer(db: Db, clock: Clock, actor: Actor, tenantI
     input.remindersEnabled ? 1 : 0,
     nowIso(clock),
   );
-  recordAudit(db, clock, actor, { tenantId, action: 'customer.create', subjectType: 'customer', subjectId: id, detail: { name: input.name } });
+  recordAudit(db, clock, actor, { tenantId, action: 'customer.create', subjectType: 'customer', subjectId: id, detail: { name } });
   return { id, created: true };
 }
 
@@ -91,7 +95,7 @@ interface CustomerRow {
 
 export const CUSTOMER_LIST = { list: 'customers', table: 'customers', columns: 'id, name, name_key, email, currency, payment_terms_days' } as const;
 
-/** A tenant's customers by name (case-folded), then id; archived ones only when asked. */
+/** A tenant's customers by name (name_key), then id; archived ones only when asked. */
 export function listCustomers(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<CustomerSummary> {
   const page = pageByName<CustomerRow>(db, CUSTOMER_LIST, tenantId, filters, request);
   return { rows: page.rows.map(toCustomerSummary), nextCursor: page.nextCursor };

@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.js';
 import { all } from '../db/statements.js';
 import { serverSecret } from './secrets.js';
 import { validationFailed } from '../errors.js';
-import { foldName } from '../names.js';
+import { searchForm } from '../names.js';
 
 /**
  * Cursor paging for every paged list. A cursor is opaque to clients but holds the sort
@@ -102,16 +102,16 @@ function filtersHash(filters: Record<string, unknown>): string {
 
 /**
  * A free-text search as a LIKE pattern: the spec makes `%` and `_` wildcards, and the text
- * matches anywhere in the value. Both sides are case-folded the same way (foldName), so the
- * match is case-insensitive in any script.
+ * matches anywhere in the value. The search is put in the form of name_key (searchForm), so the
+ * match is case-insensitive in any script and finds what the text reads as.
  */
 export function containsPattern(search: string): string {
-  return `%${foldName(search)}%`;
+  return `%${searchForm(search)}%`;
 }
 
 /** A search as the cursor binds it: folded, so `ACME` and `acme` (the same search) share cursors. */
 export function searchKey(search: string | undefined): string | undefined {
-  return search === undefined ? undefined : foldName(search);
+  return search === undefined ? undefined : searchForm(search);
 }
 
 /** Filters of a tenant-wide list ordered by name (customers, vendors). */

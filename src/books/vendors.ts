@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { flag, one, run } from '../db/statements.js';
-import { assertName, foldName } from '../names.js';
+import { assertVendorName, nameKey } from '../names.js';
 import { type Actor, recordAudit } from './audit.js';
 import { newId } from './ids.js';
 import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
@@ -35,23 +35,25 @@ export function findVendor(db: Db, tenantId: string, id: string): Vendor | undef
 
 /**
  * The tenant's vendor named exactly `name` (case-sensitive, archived ones included: the name
- * is unique per tenant), else a new one, audited under the actor. The caller holds the
- * transaction, so a refused write leaves no vendor behind.
+ * is unique per tenant), else a new one, audited under the actor. Since the match is exact, a
+ * name holding invisible characters is refused, never matched or created: it would be a
+ * second vendor that reads as the first. The caller holds the transaction, so a refused write
+ * leaves no vendor behind.
  */
 export function findOrCreateVendor(db: Db, clock: Clock, actor: Actor, tenantId: string, name: string): { vendor: Vendor; created: boolean } {
   assertInTransaction(db, 'findOrCreateVendor');
-  assertName('vendorName', name);
+  assertVendorName('vendorName', name);
   const existing = one<VendorRow>(db, 'SELECT id, name, name_key, is_1099_eligible, archived FROM vendors WHERE tenant_id = ? AND name = ?', tenantId, name);
   if (existing) return { vendor: toVendor(existing), created: false };
   const id = newId();
-  run(db, 'INSERT INTO vendors (id, tenant_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)', id, tenantId, name, foldName(name), nowIso(clock));
+  run(db, 'INSERT INTO vendors (id, tenant_id, name, name_key, created_at) VALUES (?, ?, ?, ?, ?)', id, tenantId, name, nameKey(name), nowIso(clock));
   recordAudit(db, clock, actor, { tenantId, action: 'vendor.create', subjectType: 'vendor', subjectId: id, detail: { name } });
   return { vendor: { id, name, is1099Eligible: false, archived: false }, created: true };
 }
 
 export const VENDOR_LIST = { list: 'vendors', table: 'vendors', columns: 'id, name, name_key, is_1099_eligible, archived' } as const;
 
-/** A tenant's vendors by canonical name (case-folded), then id; archived ones only when asked. */
+/** A tenant's vendors by canonical name (name_key), then id; archived ones only when asked. */
 export function listVendors(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<Vendor> {
   const page = pageByName<VendorRow>(db, VENDOR_LIST, tenantId, filters, request);
   return { rows: page.rows.map(toVendor), nextCursor: page.nextCursor };

@@ -23,7 +23,9 @@ the header row
 
 (names in any case, in this order). date is YYYY-MM-DD; amount is in the bank's units with up
 to 2 decimals, negative for money out (-23.45), without thousands separators or a currency
-symbol, never 0; description is 1 to 2000 characters; vendor (optional) follows the name rule.
+symbol, never 0; description is 1 to 2000 characters, with no control character but tab and
+line breaks and no bidirectional override; vendor (optional) follows the name rule, with no
+invisible character (a zero-width space, a soft hyphen) either.
 
 All rows or none: if any row is bad, nothing is imported and each bad row is named on stderr
 (at most ${MAX_PROBLEM_LINES}), as "row N: ...", where N counts the data rows from 1 (the header

@@ -1,7 +1,8 @@
 import { type Static, type TObject, type TProperties, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.js';
 import { CURRENCIES } from '../money.js';
-import { MAX_NAME_CHARS, NAME_PATTERN, NAME_RULE } from '../names.js';
+import { MAX_NAME_CHARS, NAME_PATTERN, NAME_RULE, VENDOR_NAME_PATTERN, VENDOR_NAME_RULE } from '../names.js';
+import { TEXT_PATTERN, TEXT_RULE } from '../text.js';
 
 /**
  * Building blocks for request and response schemas. One TypeBox schema gives the ajv
@@ -38,8 +39,15 @@ export const DigitString = Type.String({
 });
 export const CurrencyCode = StringEnum(CURRENCIES, { description: 'three-letter currency code', title: 'CurrencyCode' });
 
+/** Free text (a description, a memo, an address line): no control characters but newline and tab, no bidi overrides (src/text.ts). */
 export function Text(maxLength: number, options: { minLength?: number; description?: string } = {}) {
-  return Type.String({ maxLength, minLength: options.minLength ?? 0, ...(options.description ? { description: options.description } : {}) });
+  return Type.String({
+    maxLength,
+    minLength: options.minLength ?? 0,
+    pattern: TEXT_PATTERN,
+    'x-error': TEXT_RULE,
+    ...(options.description ? { description: options.description } : {}),
+  });
 }
 
 /** A name: 1 to `maxLength` characters, not blank, no control characters (src/names.ts). */
@@ -49,6 +57,17 @@ export function Name(maxLength = MAX_NAME_CHARS, description?: string) {
     maxLength,
     pattern: NAME_PATTERN,
     'x-error': NAME_RULE,
+    ...(description ? { description } : {}),
+  });
+}
+
+/** A vendor's name: the name rule, and no invisible characters, since vendors are matched exactly (src/names.ts). */
+export function VendorName(description?: string) {
+  return Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_CHARS,
+    pattern: VENDOR_NAME_PATTERN,
+    'x-error': VENDOR_NAME_RULE,
     ...(description ? { description } : {}),
   });
 }
@@ -89,10 +108,12 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const LimitParam = Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'page size, 1 to 100, default 50' });
 
 /**
- * The opaque cursor a list returned as nextCursor. It carries the last row's sort position: a
- * name of 200 characters can fold to 600, each up to 4 bytes, so the bound leaves room for that.
+ * The opaque cursor a list returned as nextCursor. It carries the last row's sort position, a
+ * name_key: under NFKC one character can become 18 (U+FDFA, 33 bytes of UTF-8), so a name of
+ * 200 characters can key to 6,600 bytes, about 9,000 characters of cursor. The bound leaves
+ * room for that.
  */
-export const CursorParam = Type.String({ minLength: 1, maxLength: 4096, description: 'nextCursor from the previous page, passed back unchanged' });
+export const CursorParam = Type.String({ minLength: 1, maxLength: 16384, description: 'nextCursor from the previous page, passed back unchanged' });
 
 /** Free-text search: matched anywhere, case-insensitively; `%` and `_` are wildcards. */
 export const SearchParam = Text(200, { description: 'matched anywhere, case-insensitively; % and _ are wildcards' });

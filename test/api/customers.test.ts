@@ -101,7 +101,8 @@ describe('POST /customers', () => {
   it('does not match names that differ by more than case (201)', async () => {
     const first = await create({ name: 'Smith & Sons' });
     const second = await create({ name: 'Smith and Sons' });
-    const third = await create({ name: 'Smith & Sons ' });
+    // A trailing space is no difference (test/api/look-alike-names.test.ts); a missing letter is.
+    const third = await create({ name: 'Smith & Son' });
     expect([first.status, second.status, third.status]).to.deep.equal([201, 201, 201]);
   });
 

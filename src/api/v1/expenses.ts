@@ -3,16 +3,16 @@ import { resolveBusiness } from '../../books/access.js';
 import { recordExpense } from '../../books/expenses.js';
 import { validationFailed } from '../../errors.js';
 import { defineWrite } from '../../http/operation.js';
-import { DigitString, IsoDate, Name, Nullable, Strict, Uuid } from '../../schemas/common.js';
+import { DigitString, IsoDate, Nullable, Strict, Text, Uuid, VendorName } from '../../schemas/common.js';
 
 export const CreateExpenseBody = Strict({
   entityId: Type.Optional(Uuid),
   date: IsoDate,
   amountCents: DigitString,
-  vendorName: Type.Optional(Name(200, 'the vendor\'s canonical name, matched exactly (case-sensitive); a new name creates the vendor')),
+  vendorName: Type.Optional(VendorName('the vendor\'s canonical name, matched exactly (case-sensitive); a new name creates the vendor')),
   vendorId: Type.Optional(Uuid),
   accountId: Uuid,
-  memo: Type.Optional(Type.String({ maxLength: 2000 })),
+  memo: Type.Optional(Text(2000)),
 });
 
 export const createExpense = defineWrite({

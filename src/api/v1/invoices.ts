@@ -154,7 +154,7 @@ async function deliver(services: Services, ids: string[]): Promise<void> {
 }
 
 const NewLine = Strict({
-  description: Type.String({ minLength: 1, maxLength: 2000 }),
+  description: Text(2000, { minLength: 1 }),
   quantity: Quantity,
   unitPriceCents: DigitString,
   accountId: Uuid,
@@ -179,7 +179,7 @@ export const createInvoice = defineWrite({
     lines: Type.Array(NewLine, { minItems: 1, maxItems: 500 }),
     currency: Type.Optional(CurrencyCode),
     taxRatePercent: Type.Optional(TaxRate),
-    memo: Type.Optional(Type.String({ maxLength: 2000 })),
+    memo: Type.Optional(Text(2000)),
   }),
   responses: {
     201: { description: 'The draft', schema: Strict({ invoiceId: Uuid, invoiceNumber: Type.String(), webUrl: Type.String() }) },
