@@ -199,6 +199,12 @@ CREATE TABLE idempotency_records (
     CHECK ((state = 'completed') = (status_code IS NOT NULL AND response_json IS NOT NULL))
   ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE invoice_documents (
+    invoice_id TEXT PRIMARY KEY REFERENCES invoices(id),
+    state_key TEXT NOT NULL CHECK (length(state_key) = 64),
+    pdf BLOB NOT NULL CHECK (length(pdf) > 0)
+  ) STRICT;
+
 CREATE TABLE invoice_lines (
     id TEXT PRIMARY KEY,
     invoice_id TEXT NOT NULL REFERENCES invoices(id),
@@ -254,7 +260,7 @@ CREATE TABLE invoices (
     sent_at TEXT,
     viewed_at TEXT,
     voided_at TEXT,
-    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'), pay_link_version INTEGER NOT NULL DEFAULT 0 CHECK (pay_link_version >= 0),
     CHECK (due_date >= issue_date),
     CHECK (total_cents = subtotal_cents + tax_cents),
     UNIQUE (business_id, number)
@@ -473,8 +479,13 @@ CREATE TRIGGER invoices_paid_is_payments BEFORE UPDATE OF paid_cents ON invoices
    WHEN NEW.paid_cents <> (SELECT coalesce(sum(amount_cents), 0) FROM invoice_payments WHERE invoice_id = NEW.id)
    BEGIN SELECT RAISE(ABORT, 'an invoice''s paid amount is the sum of its recorded payments'); END;
 
+CREATE TRIGGER invoices_pay_link_forward BEFORE UPDATE OF pay_token, pay_link_version ON invoices
+   WHEN NEW.pay_link_version < OLD.pay_link_version
+     OR (NEW.pay_token IS NOT OLD.pay_token) <> (NEW.pay_link_version IS NOT OLD.pay_link_version)
+   BEGIN SELECT RAISE(ABORT, 'a pay link changes only to a new version, and never back'); END;
+
 CREATE TRIGGER invoices_sent_fixed BEFORE UPDATE OF business_id, customer_id, number, currency, issue_date, due_date,
-     payment_terms_days, tax_rate_percent, subtotal_cents, tax_cents, total_cents, memo, pay_token, usd_per_unit,
+     payment_terms_days, tax_rate_percent, subtotal_cents, tax_cents, total_cents, memo, usd_per_unit,
      subtotal_usd_cents, tax_usd_cents, journal_entry_id, sent_at ON invoices
    WHEN OLD.sent_at IS NOT NULL
    BEGIN SELECT RAISE(ABORT, 'a sent invoice keeps its amounts, currency, dates, rate and posting; void it and issue another'); END;

@@ -19,7 +19,7 @@ import { CounterStore } from './http/rate-limit.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
-import { payPage, payPagePdf } from './http/pay-page.js';
+import { payPage, payPageBudget, payPagePdf } from './http/pay-page.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { packageVersion } from './paths.js';
 import { validationFailed } from './errors.js';
@@ -124,8 +124,9 @@ function publicPipeline(services: Services, openApi: string): AppMiddleware {
     ctx.status = problem ? 503 : 200;
     ctx.body = problem ? { ok: false, problem } : { ok: true };
   });
-  router.get('/pay/:token', payPage(services) as never);
-  router.get('/pay/:token/invoice.pdf', payPagePdf(services) as never);
+  const budget = payPageBudget(services) as never;
+  router.get('/pay/:token', budget, payPage(services) as never);
+  router.get('/pay/:token/invoice.pdf', budget, payPagePdf(services) as never);
   mountReferencePage(router, (message) => services.log.warn(message));
   return compose([onlyMethods(['GET'], router), notFoundFallback]) as AppMiddleware;
 }

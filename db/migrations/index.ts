@@ -8,6 +8,7 @@ import * as reviewQueue from './20261123_0006_review_queue.js';
 import * as reports from './20261123_0007_reports.js';
 import * as jobs from './20261123_0008_jobs.js';
 import * as nameKeys from './20261127_0009_name_keys.js';
+import * as invoiceDocuments from './20261127_0010_invoice_documents.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -37,4 +38,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261123_0007_reports', module: reports },
   { name: '20261123_0008_jobs', module: jobs },
   { name: '20261127_0009_name_keys', module: nameKeys },
+  { name: '20261127_0010_invoice_documents', module: invoiceDocuments },
 ];

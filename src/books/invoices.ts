@@ -11,7 +11,7 @@ import { findLedgerAccount } from './chart.js';
 import { newId } from './ids.js';
 import { InvoiceMathError, priceInvoice } from './invoice-math.js';
 import { type ListScope, type Page, type PageRequest, pageOf, pageStart } from './paging.js';
-import { payToken, payTokenFingerprint } from './pay-links.js';
+import { payToken, payTokenAtVersion, payTokenFingerprint } from './pay-links.js';
 import { getTenant } from './tenants.js';
 
 /**
@@ -333,6 +333,30 @@ function withDetails(db: Db, row: InvoiceRow): Invoice {
 }
 
 /** "Net 30", or null when the due date was given without terms. */
+/**
+ * Gives the invoice a new pay link: the old one then answers the pay page's plain 404, and the
+ * PDF kept for it (which prints the old link) is dropped. Emails already sent still carry the old
+ * link; anyone who should pay needs the new one. Audited as invoice.relink.
+ */
+export function relinkInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string): Invoice {
+  assertInTransaction(db, 'relinkInvoice');
+  const invoice = findInvoice(db, invoiceId);
+  if (!invoice) throw new ApiError('not_found', 'No such invoice.');
+  const row = one<{ version: bigint }>(db, 'SELECT pay_link_version AS version FROM invoices WHERE id = ?', invoice.id)!;
+  const version = Number(row.version) + 1;
+  run(db, 'UPDATE invoices SET pay_link_version = ?, pay_token = ? WHERE id = ?', version, payTokenFingerprint(payTokenAtVersion(db, invoice.id, version)), invoice.id);
+  run(db, 'DELETE FROM invoice_documents WHERE invoice_id = ?', invoice.id);
+  recordAudit(db, clock, actor, {
+    tenantId: invoice.tenantId,
+    businessId: invoice.businessId,
+    action: 'invoice.relink',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    detail: { number: invoice.number, payLinkVersion: version },
+  });
+  return invoice;
+}
+
 export function termsText(paymentTermsDays: number | null): string | null {
   if (paymentTermsDays === null) return null;
   return paymentTermsDays === 0 ? 'Due on receipt' : `Net ${paymentTermsDays}`;

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Db } from '../db/connection.js';
+import { one } from '../db/statements.js';
 import { serverSecret } from './secrets.js';
 
 /**
@@ -8,10 +9,21 @@ import { serverSecret } from './secrets.js';
  * books keep (to anyone without the secret, indistinguishable from random). The books store
  * only its SHA-256 fingerprint, for finding the invoice a token names; the link itself is
  * derived again whenever the API shows it, so no copy of it sits in the database.
+ *
+ * `daybook invoice relink` replaces a link that reached the wrong hands: the invoice's
+ * `pay_link_version` goes up, and the token is derived from the id and that version (version 0,
+ * every invoice's first link, from the id alone), so the old link finds nothing.
  */
 
+/** The invoice's current pay token (version 0 for an invoice not yet in the books). */
 export function payToken(db: Db, invoiceId: string): string {
-  return createHmac('sha256', serverSecret(db, 'pay_links')).update(invoiceId).digest('base64url');
+  const row = one<{ version: bigint | number }>(db, 'SELECT pay_link_version AS version FROM invoices WHERE id = ?', invoiceId);
+  return payTokenAtVersion(db, invoiceId, Number(row?.version ?? 0));
+}
+
+export function payTokenAtVersion(db: Db, invoiceId: string, version: number): string {
+  const message = version === 0 ? invoiceId : `${invoiceId}#${version}`;
+  return createHmac('sha256', serverSecret(db, 'pay_links')).update(message).digest('base64url');
 }
 
 /** What invoices.pay_token holds: the token's fingerprint. */

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { CLI_ACTOR } from '../books/audit.js';
 import { voidInvoice } from '../books/invoice-posting.js';
+import { relinkInvoice } from '../books/invoices.js';
+import { payToken, payUrl } from '../books/pay-links.js';
+import { loadConfig } from '../config.js';
 import { inTransaction } from '../db/connection.js';
 import { id } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
@@ -18,6 +21,20 @@ async function voidCommand(options: { id: string }, context: CommandContext): Pr
   ]);
 }
 
+async function relinkCommand(options: { id: string }, context: CommandContext): Promise<void> {
+  const { siteUrl } = loadConfig(context.io.env);
+  const relinked = await withBooks(context, (db) =>
+    inTransaction(db, () => {
+      const invoice = relinkInvoice(db, context.io.clock, CLI_ACTOR, options.id);
+      return { id: invoice.id, number: invoice.number, payUrl: payUrl(siteUrl, payToken(db, invoice.id)) };
+    }),
+  );
+  context.out.result(relinked, [
+    `Invoice ${relinked.number} has a new pay link; the old one now leads nowhere. Send the customer the new one:`,
+    relinked.payUrl,
+  ]);
+}
+
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
   const group = program.command('invoice').description('invoices (the API drafts, sends and records payments)');
   group
@@ -25,4 +42,9 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     .description('void an invoice: a draft by its status, a sent one by a reversing entry; refused once paid in part or whole')
     .requiredOption('--id <id>', 'invoice id', id)
     .action(action(io, voidCommand));
+  group
+    .command('relink')
+    .description("give an invoice a new pay link (the old one then answers 404), e.g. when the link reached the wrong person")
+    .requiredOption('--id <id>', 'invoice id', id)
+    .action(action(io, relinkCommand));
 }

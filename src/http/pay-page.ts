@@ -3,9 +3,33 @@ import { findInvoiceByPayToken, type Invoice } from '../books/invoices.js';
 import { markViewed } from '../books/invoice-posting.js';
 import { isPayTokenShaped, payUrl } from '../books/pay-links.js';
 import { inTransaction } from '../db/connection.js';
-import { PAY_PAGE_CSP, renderNotFoundPage, renderPayPage } from '../pages/pay.js';
+import { PAY_PAGE_CSP, renderNotFoundPage, renderPayPage, renderTryLaterPage } from '../pages/pay.js';
 import { invoicePdf } from '../pdf/invoice-attachment.js';
+import { PdfRenderFailed } from '../pdf/renderer.js';
+import { budgetSubject } from './client-address.js';
 import type { AppContext, AppMiddleware, Services } from './context.js';
+
+/**
+ * Pay-page requests (the page and its PDF) allowed per client address, an IPv6 client by its
+ * /64, per rate window. A customer opens a page a few times; past this the answer is 429, so no
+ * one holding many links can keep the server drawing PDFs.
+ */
+export const PAY_PAGE_REQUESTS_PER_WINDOW = 300;
+
+/** Seconds a client is asked to wait when a PDF cannot be drawn now. */
+const PDF_RETRY_AFTER_SECONDS = 30;
+
+/** Counts the request against its client's pay-page budget; past it, answers 429 and the route does not run. */
+export function payPageBudget(services: Services): AppMiddleware {
+  return async (ctx, next) => {
+    const usage = services.counters.payPages.count(budgetSubject(ctx.state.client?.address ?? 'unknown'));
+    if (usage.used > PAY_PAGE_REQUESTS_PER_WINDOW) {
+      ctx.set('retry-after', String(Math.max(1, Math.ceil(usage.msBeforeReset / 1000))));
+      return sendPage(ctx, 429, renderTryLaterPage());
+    }
+    await next();
+  };
+}
 
 /**
  * GET /pay/{token}: the customer's page for one invoice, no key needed (the link is the key).
@@ -34,7 +58,15 @@ export function payPagePdf(services: Services): AppMiddleware {
     const token = tokenOf(ctx);
     const invoice = issuedInvoice(services, token);
     if (!invoice) return sendNotFound(ctx);
-    const pdf = await invoicePdf(services.db, invoice, payUrl(services.config.siteUrl, token));
+    let pdf;
+    try {
+      pdf = await invoicePdf(services.db, invoice, payUrl(services.config.siteUrl, token));
+    } catch (error) {
+      if (!(error instanceof PdfRenderFailed)) throw error;
+      services.log.warn({ invoiceId: invoice.id, err: error }, 'invoice PDF not drawn');
+      ctx.set('retry-after', String(PDF_RETRY_AFTER_SECONDS));
+      return sendPage(ctx, 503, renderTryLaterPage());
+    }
     ctx.status = 200;
     ctx.type = pdf.contentType;
     // The file name is the invoice number (letters, digits and hyphens only): no quoting to escape.

@@ -106,11 +106,15 @@ export class RequestCounter {
   }
 }
 
-/** The counters file and the three counters kept in it: reads and writes per key, failed authentications per address. */
+/**
+ * The counters file and the counters kept in it: reads and writes per key, failed
+ * authentications per address, and pay-page requests per address.
+ */
 export class CounterStore {
   readonly reads: RequestCounter;
   readonly writes: RequestCounter;
   readonly authFailures: RequestCounter;
+  readonly payPages: RequestCounter;
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #statements: Statements;
@@ -129,6 +133,7 @@ export class CounterStore {
     this.reads = new RequestCounter(this, 'read');
     this.writes = new RequestCounter(this, 'write');
     this.authFailures = new RequestCounter(this, 'authfail');
+    this.payPages = new RequestCounter(this, 'pay');
   }
 
   /** Counts one request against the window stored under `key`. */

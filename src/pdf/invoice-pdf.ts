@@ -66,6 +66,14 @@ const COLOUR = { text: '#1d1d1b', muted: '#5c5c57', rule: '#c8c8c2', link: '#1a4
 const MAX_QUANTITY_WIDTH = 90;
 const MAX_MONEY_WIDTH = 130;
 
+/**
+ * The most description text one PDF lays out. Laying out text is what a render spends its time
+ * on, and the spec allows 500 lines of 2,000 characters (a million characters, seconds of work):
+ * past this bound the PDF lists the lines up to it and says how many more the pay page shows.
+ * The totals are always the whole invoice's.
+ */
+export const MAX_PDF_DESCRIPTION_CHARACTERS = 200_000;
+
 /** The invoice as PDF bytes. */
 export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   assertInput(input);
@@ -75,7 +83,7 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   drawHeading(sheet, input);
   drawParties(sheet, input);
   drawStanding(sheet, input.invoice);
-  drawLines(sheet, input.invoice);
+  drawLines(sheet, input);
   drawTotals(sheet, input.invoice);
   drawPayments(sheet, input.invoice);
   drawMemo(sheet, input.invoice);
@@ -83,6 +91,30 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   drawPageNumbers(sheet);
   doc.end();
   return done;
+}
+
+/** A void invoice's document: its heading and parties and that nothing is owed, on one page, without its lines. */
+export async function renderVoidInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
+  assertInput(input);
+  if (input.invoice.status !== 'void') throw new Error(`renderVoidInvoicePdf: invoice ${input.invoice.number} is ${input.invoice.status}, not void`);
+  const doc = newDocument(input);
+  const done = collect(doc);
+  const sheet = new Sheet(doc, input.invoice.number);
+  drawHeading(sheet, input);
+  drawParties(sheet, input);
+  drawStanding(sheet, input.invoice);
+  doc.end();
+  return done;
+}
+
+/** How many of the invoice's lines fit within MAX_PDF_DESCRIPTION_CHARACTERS (always at least one). */
+export function linesShownInPdf(lines: readonly { description: string }[]): number {
+  let characters = 0;
+  for (const [index, line] of lines.entries()) {
+    characters += line.description.length;
+    if (characters > MAX_PDF_DESCRIPTION_CHARACTERS && index > 0) return index;
+  }
+  return lines.length;
 }
 
 function assertInput(input: InvoicePdfInput): void {
@@ -312,12 +344,14 @@ function drawColumnHeadings(sheet: Sheet, columns: Columns): void {
 }
 
 /** Each line: description (wrapped), quantity, unit price and amount; headings again on every page. */
-function drawLines(sheet: Sheet, invoice: Invoice): void {
+function drawLines(sheet: Sheet, input: InvoicePdfInput): void {
+  const { invoice } = input;
   const columns = columnsFor(sheet, invoice);
   const headingHeight = lineHeight(sheet.doc, BOLD, SIZE.table) + 2 * ROW_PADDING;
   sheet.ensureRoom(headingHeight + lineHeight(sheet.doc, REGULAR, SIZE.table));
   drawColumnHeadings(sheet, columns);
-  for (const line of invoice.lines) {
+  const shown = linesShownInPdf(invoice.lines);
+  for (const line of invoice.lines.slice(0, shown)) {
     const cells: Record<FigureColumn, string> = {
       quantity: line.quantity,
       unitPrice: formatMoney(line.unitPriceCents, invoice.currency),
@@ -334,7 +368,17 @@ function drawLines(sheet: Sheet, invoice: Invoice): void {
     }
     drawRow(sheet, columns, line.description, cells, height, style);
   }
+  if (shown < invoice.lines.length) drawLinesNotShown(sheet, invoice.lines.length - shown, invoice.lines.length, input.payUrl);
   sheet.y += GAP;
+}
+
+/** Where the lines stop short of the invoice's: how many more there are, and where to see them. */
+function drawLinesNotShown(sheet: Sheet, notShown: number, total: number, payUrl: string): void {
+  const text = `${notShown} more ${notShown === 1 ? 'line' : 'lines'} of the ${total} on this invoice ${notShown === 1 ? 'is' : 'are'} not printed here; the pay page lists them all: ${payUrl}`;
+  const style = { font: BOLD, size: SIZE.table } as const;
+  sheet.y += ROW_PADDING;
+  sheet.ensureRoom(sheet.measure(text, sheet.width, style));
+  sheet.y += sheet.write(text, sheet.left, sheet.width, style);
 }
 
 /**

@@ -202,4 +202,30 @@ describe('daybook invoice void', () => {
     expectBadArguments(await voidIt(UNKNOWN_ID), /no such invoice/i);
     expectBadArguments(await voidIt('INV-0001'), /--id/);
   });
+
+  describe('daybook invoice relink', () => {
+    it('prints the new pay link; the old one answers 404 and the new one the invoice', async () => {
+      const invoiceId = await sentInvoice();
+      const before = await app.get(`/api/v1/invoices/${invoiceId}`, tenant.key);
+      const oldPath = new URL(before.body.payUrl as string).pathname;
+      expect((await app.get(oldPath, null)).status).to.equal(200);
+
+      const relinked = await cli.json<{ id: string; number: string; payUrl: string }>(['invoice', 'relink', '--id', invoiceId]);
+
+      expect(relinked.id).to.equal(invoiceId);
+      expect(relinked.number).to.equal(before.body.number);
+      expect(relinked.payUrl).to.not.equal(before.body.payUrl);
+      expect((await app.get(`/api/v1/invoices/${invoiceId}`, tenant.key)).body.payUrl).to.equal(relinked.payUrl);
+      expect((await app.get(oldPath, null)).status).to.equal(404);
+      expect((await app.get(new URL(relinked.payUrl).pathname, null)).status).to.equal(200);
+      const text = await cli.run(['invoice', 'relink', '--id', invoiceId]);
+      expectOk(text);
+      expect(text.stdout).to.match(/^Invoice INV-\d{4} has a new pay link; the old one now leads nowhere\. Send the customer the new one:\nhttp:\/\/\S+\/pay\/[A-Za-z0-9_-]{43}\n$/);
+    });
+
+    it('refuses an unknown invoice and a malformed id (exit 2)', async () => {
+      expectBadArguments(await cli.run(['invoice', 'relink', '--id', UNKNOWN_ID]), /no such invoice/i);
+      expectBadArguments(await cli.run(['invoice', 'relink', '--id', 'INV-0001']), /--id/);
+    });
+  });
 });

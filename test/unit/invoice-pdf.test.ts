@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import type { Invoice, InvoiceLine } from '../../src/books/invoices.js';
 import { CURRENCIES } from '../../src/money.js';
-import { type InvoicePdfInput, invoicePdfFilename, PAPER_POINTS, paperSizeFor, renderInvoicePdf } from '../../src/pdf/invoice-pdf.js';
+import {
+  type InvoicePdfInput,
+  invoicePdfFilename,
+  linesShownInPdf,
+  MAX_PDF_DESCRIPTION_CHARACTERS,
+  PAPER_POINTS,
+  paperSizeFor,
+  renderInvoicePdf,
+  renderVoidInvoicePdf,
+} from '../../src/pdf/invoice-pdf.js';
 import { expectEmbeddedFontsOnly, type ReadPdf, readPdf } from '../support/pdf.js';
 
 /**
@@ -226,6 +235,49 @@ describe('invoice PDF', () => {
         await renderInvoicePdf(buildInput({}, { payUrl })).catch((error: unknown) => (thrown = error));
         expect(thrown, payUrl).to.be.an('error');
       }
+    });
+  });
+
+  describe('the bound on one render (MAX_PDF_DESCRIPTION_CHARACTERS)', () => {
+    it('the largest invoice the spec allows (500 lines of 2,000 characters) lists the lines up to the bound, says how many more the pay page shows, and totals the whole invoice', async () => {
+      const lines = Array.from({ length: 500 }, (_, index) => buildLine({ description: `Line ${index + 1} `.padEnd(2_000, 'x'), quantity: '1', unitPriceCents: 100n, amountCents: 100n }));
+      const shown = MAX_PDF_DESCRIPTION_CHARACTERS / 2_000;
+      expect(linesShownInPdf(lines)).to.equal(shown);
+
+      const pdf = await readPdf(await renderInvoicePdf(buildInput({ lines, subtotalCents: 50_000n, totalCents: 50_000n })));
+
+      expect(pdf.text).to.include(`Line ${shown} x`);
+      expect(pdf.text).to.not.include(`Line ${shown + 1} x`);
+      expect(pdf.text).to.include(`${500 - shown} more lines of the 500 on this invoice are not printed here; the pay page lists them all: https://`);
+      expect(pdf.text.replace(/ /g, ''), 'the link, wrapped where it meets the margin').to.include(`liststhemall:${PAY_URL}`);
+      expect(pdf.text).to.include('Total $500.00');
+    });
+
+    it('counts description characters line by line, and always shows the first line', () => {
+      const line = (characters: number) => ({ description: 'x'.repeat(characters) });
+      expect(linesShownInPdf([line(10), line(20)])).to.equal(2);
+      expect(linesShownInPdf([line(MAX_PDF_DESCRIPTION_CHARACTERS), line(1)])).to.equal(1);
+      expect(linesShownInPdf([line(MAX_PDF_DESCRIPTION_CHARACTERS + 1), line(1)])).to.equal(1);
+      expect(linesShownInPdf([line(MAX_PDF_DESCRIPTION_CHARACTERS - 1), line(1), line(1)])).to.equal(2);
+    });
+  });
+
+  describe('renderVoidInvoicePdf', () => {
+    it('one page: the heading, the parties and that nothing is owed; no lines, no totals, no pay link', async () => {
+      const pdf = await readPdf(await renderVoidInvoicePdf(buildInput({ status: 'void', lines: manyLines(90).lines! })));
+      expect(pdf.pageCount).to.equal(1);
+      expect(pdf.text).to.include('Harbor Design Invoice INV-0042');
+      expect(pdf.text).to.include('Bill to Jo Customer');
+      expect(pdf.text).to.include('This invoice was voided. Nothing is owed on it.');
+      expect(pdf.text).to.not.include('Item 1');
+      expect(pdf.text).to.not.include('Total');
+      expect(pdf.links).to.deep.equal([]);
+    });
+
+    it('refuses an invoice that is not void', async () => {
+      let refused: unknown;
+      await renderVoidInvoicePdf(buildInput({ status: 'sent' })).catch((error: unknown) => (refused = error));
+      expect(String(refused)).to.match(/is sent, not void/);
     });
   });
 

@@ -79,7 +79,10 @@ export const InvoiceDetailSchema = Strict(
       Strict({ description: Type.String(), quantity: Type.String(), unitPrice: Money, amount: Money, account: Type.String({ description: 'account name' }) }),
     ),
     payments: Type.Array(Strict({ amount: Money, method: Type.String(), paidAt: IsoDate })),
-    payUrl: Type.String({ description: "the customer's own pay page: anyone with the link can open and pay the invoice" }),
+    payUrl: Type.String({
+      description:
+        "the customer's own pay page: anyone with the link can open and pay the invoice. `{payUrl}/invoice.pdf` is the invoice as a PDF; one PDF prints line descriptions up to 200,000 characters in all, then says how many more lines the page lists, with the whole invoice's totals",
+    }),
   },
   { title: 'InvoiceDetail' },
 );
