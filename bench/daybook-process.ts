@@ -36,10 +36,11 @@ export interface FixtureBooks {
   dir: string;
 }
 
-export function buildDaybook(): void {
+/** `root`: the checkout to build (this one unless given; another for a before/after comparison). */
+export function buildDaybook(root: string = projectRoot): void {
   if (process.env.BENCH_NO_BUILD === '1') return;
-  process.stderr.write('building dist/ from the sources (npm run build)\n');
-  const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
+  process.stderr.write(`building dist/ from the sources (npm run build)${root === projectRoot ? '' : ` in ${root}`}\n`);
+  const built = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0) throw new Error(`npm run build failed (${built.status})`);
 }
 
@@ -69,10 +70,13 @@ export async function startScript<T>(script: string, args: string[] = []): Promi
   return { child, ready: JSON.parse(await firstLine(child, script)) as T };
 }
 
-/** Starts the built server over `booksPath`; `nodeArgs` go to node itself (`--cpu-prof`, say). */
-export async function startDaybook(booksPath: string, nodeArgs: string[] = []): Promise<DaybookProcess> {
-  const args = [...nodeArgs, join(projectRoot, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
-  const child = spawn(process.execPath, args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent' } });
+/**
+ * Starts the built server over `booksPath`; `nodeArgs` go to node itself (`--cpu-prof`, say);
+ * `root` is the checkout whose bin/daybook.js runs (this one unless given).
+ */
+export async function startDaybook(booksPath: string, nodeArgs: string[] = [], root: string = projectRoot): Promise<DaybookProcess> {
+  const args = [...nodeArgs, join(root, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent' } });
   const { url } = JSON.parse(await firstLine(child, 'daybook serve')) as { url: string };
   return { child, url, pid: child.pid! };
 }
@@ -87,8 +91,9 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export function makeFixtureBooks(): FixtureBooks {
-  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+/** `root`: the checkout whose bench/fixture-books.ts (and so whose migrations) makes the books; this one unless given. */
+export function makeFixtureBooks(root: string = projectRoot): FixtureBooks {
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'bench/fixture-books.ts'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`bench/fixture-books.ts failed (${made.status})`);
   return JSON.parse(made.stdout) as FixtureBooks;
 }
