@@ -8,13 +8,12 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  * thread, never a string.
  */
 export function startWorker(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
-  const fromSources = callerUrl.endsWith('.ts');
+  const fromSources = new URL(callerUrl).pathname.endsWith('.ts');
   const file = new URL(`./${name}.${fromSources ? 'ts' : 'js'}`, callerUrl);
-  // A worker takes the process's flags; from sources it needs tsx's loader among them.
-  const execArgv = fromSources && !loadsTsx(process.execArgv) ? [...process.execArgv, '--import', 'tsx'] : process.execArgv;
-  return new Worker(file, { ...options, execArgv });
-}
-
-function loadsTsx(execArgv: readonly string[]): boolean {
-  return execArgv.some((flag, index) => flag === '--import=tsx' || (flag === '--import' && execArgv[index + 1] === 'tsx'));
+  // A worker inherits the process's flags by default. Passing them explicitly would refuse
+  // per-process ones (--max-old-space-size, --title), so flags are given only when tsx's
+  // loader must be added: from sources, and not already loaded (by `--import tsx` or the tsx
+  // command, which names its loader by path). Resolved here, not from the working folder.
+  const needsTsx = fromSources && !process.execArgv.some((flag) => /\btsx\b/.test(flag));
+  return new Worker(file, needsTsx ? { ...options, execArgv: [...process.execArgv, '--import', import.meta.resolve('tsx')] } : options);
 }

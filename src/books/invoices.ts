@@ -332,11 +332,11 @@ function withDetails(db: Db, row: InvoiceRow): Invoice {
   };
 }
 
-/** "Net 30", or null when the due date was given without terms. */
 /**
  * Gives the invoice a new pay link: the old one then answers the pay page's plain 404, and the
- * PDF kept for it (which prints the old link) is dropped. Emails already sent still carry the old
- * link; anyone who should pay needs the new one. Audited as invoice.relink.
+ * PDF kept for it (which prints the old link) is dropped, and emails not yet delivered carry the
+ * new link. Emails already sent still carry the old one: anyone who should pay needs the new
+ * one. Audited as invoice.relink.
  */
 export function relinkInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string): Invoice {
   assertInTransaction(db, 'relinkInvoice');
@@ -344,8 +344,20 @@ export function relinkInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: str
   if (!invoice) throw new ApiError('not_found', 'No such invoice.');
   const row = one<{ version: bigint }>(db, 'SELECT pay_link_version AS version FROM invoices WHERE id = ?', invoice.id)!;
   const version = Number(row.version) + 1;
-  run(db, 'UPDATE invoices SET pay_link_version = ?, pay_token = ? WHERE id = ?', version, payTokenFingerprint(payTokenAtVersion(db, invoice.id, version)), invoice.id);
+  const [oldToken, newToken] = [payTokenAtVersion(db, invoice.id, version - 1), payTokenAtVersion(db, invoice.id, version)];
+  run(db, 'UPDATE invoices SET pay_link_version = ?, pay_token = ? WHERE id = ?', version, payTokenFingerprint(newToken), invoice.id);
   run(db, 'DELETE FROM invoice_documents WHERE invoice_id = ?', invoice.id);
+  // Emails not yet delivered go out with the new link, not one that now leads nowhere.
+  run(
+    db,
+    `UPDATE email_outbox SET body_text = replace(body_text, ?, ?), body_html = replace(body_html, ?, ?)
+     WHERE invoice_id = ? AND status = 'pending'`,
+    `/pay/${oldToken}`,
+    `/pay/${newToken}`,
+    `/pay/${oldToken}`,
+    `/pay/${newToken}`,
+    invoice.id,
+  );
   recordAudit(db, clock, actor, {
     tenantId: invoice.tenantId,
     businessId: invoice.businessId,
@@ -357,6 +369,7 @@ export function relinkInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: str
   return invoice;
 }
 
+/** "Net 30", or null when the due date was given without terms. */
 export function termsText(paymentTermsDays: number | null): string | null {
   if (paymentTermsDays === null) return null;
   return paymentTermsDays === 0 ? 'Due on receipt' : `Net ${paymentTermsDays}`;

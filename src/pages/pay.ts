@@ -117,12 +117,12 @@ ${invoice.memo ? `<h2>Note</h2>\n<p>${escapeHtml(invoice.memo)}</p>` : ''}`;
   return page(`Invoice ${invoice.number} from ${view.businessName}`, body);
 }
 
-/** The same page for every link that leads nowhere: it says nothing about why. */
 /** Too many pay-page requests from one address, or the invoice's PDF could not be drawn now. */
 export function renderTryLaterPage(): string {
   return page('Try again later', '<h1>Try again later</h1>\n<p class="muted">This page cannot be shown right now. Please try again in a few minutes.</p>');
 }
 
+/** The same page for every link that leads nowhere: it says nothing about why. */
 export function renderNotFoundPage(): string {
   return page('Not found', '<h1>Not found</h1>\n<p class="muted">There is no page at this address.</p>');
 }

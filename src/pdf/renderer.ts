@@ -21,25 +21,42 @@ export class PdfRenderFailed extends Error {
 }
 
 interface Job {
+  /** Sent with the request and answered back, so an answer is only ever taken for its own job. */
+  id: number;
   request: RenderRequest;
   resolve: (pdf: Buffer) => void;
   reject: (error: Error) => void;
 }
 
-class RenderThread {
+/** The PDF thread and the renders waiting for it. The server uses one (renderOffThread); tests make their own to see its limits act. */
+export class RenderThread {
+  readonly #timeLimitMs: number;
   readonly #hold = new Int32Array(new SharedArrayBuffer(4));
   readonly #waiting: Job[] = [];
+  #nextId = 1;
   #worker: Worker | null = null;
   #current: { job: Job; timer: NodeJS.Timeout } | null = null;
+
+  constructor(options: { timeLimitMs?: number } = {}) {
+    this.#timeLimitMs = options.timeLimitMs ?? RENDER_TIME_LIMIT_MS;
+  }
 
   render(request: RenderRequest): Promise<Buffer> {
     if (this.#waiting.length >= MAX_WAITING_RENDERS) {
       return Promise.reject(new PdfRenderFailed(`${MAX_WAITING_RENDERS} invoice PDFs are already waiting to be drawn`));
     }
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ request, resolve, reject });
+      this.#waiting.push({ id: this.#nextId++, request, resolve, reject });
       this.#startNext();
     });
+  }
+
+  /** Ends the thread; renders still waiting fail. */
+  async close(): Promise<void> {
+    for (const job of this.#waiting.splice(0)) job.reject(new PdfRenderFailed('the PDF thread was closed'));
+    const worker = this.#worker;
+    if (worker) this.#stop(worker, new PdfRenderFailed('the PDF thread was closed'));
+    await worker?.terminate();
   }
 
   /** Holds every render until the returned function is called (see holdPdfRenders). */
@@ -58,38 +75,48 @@ class RenderThread {
       this.#worker?.unref();
       return;
     }
-    const worker = this.#started();
+    let worker: Worker;
+    try {
+      worker = this.#started();
+    } catch (error) {
+      job.reject(new PdfRenderFailed(`the PDF thread could not start: ${(error as Error).message}`));
+      this.#startNext();
+      return;
+    }
     worker.ref();
-    const timer = setTimeout(() => this.#stop(new PdfRenderFailed(`drawing the PDF took over ${RENDER_TIME_LIMIT_MS} ms`)), RENDER_TIME_LIMIT_MS);
+    const timer = setTimeout(() => this.#stop(worker, new PdfRenderFailed(`drawing the PDF took over ${this.#timeLimitMs} ms`)), this.#timeLimitMs);
     this.#current = { job, timer };
-    worker.postMessage(job.request);
+    worker.postMessage({ ...job.request, id: job.id } satisfies RenderRequest);
   }
 
   #started(): Worker {
     if (this.#worker) return this.#worker;
     const worker = startWorker(import.meta.url, 'render-worker', { workerData: { hold: this.#hold.buffer } });
-    worker.on('message', (answer: RenderAnswer) => this.#settle(answer));
-    worker.on('error', (error) => this.#stop(error));
-    worker.on('exit', (code) => {
-      if (this.#worker === worker) this.#stop(new PdfRenderFailed(`the PDF thread ended (exit ${code})`));
+    // A thread that was stopped may still deliver what it had queued: only the current
+    // thread's events count, and an answer only for the job it names.
+    worker.on('message', (answer: RenderAnswer) => {
+      if (worker === this.#worker) this.#settle(answer);
     });
+    worker.on('error', (error) => this.#stop(worker, error));
+    worker.on('exit', (code) => this.#stop(worker, new PdfRenderFailed(`the PDF thread ended (exit ${code})`)));
     this.#worker = worker;
     return worker;
   }
 
   #settle(answer: RenderAnswer): void {
-    const current = this.#take();
-    if (!current) return;
+    if (this.#current?.job.id !== answer.id) return;
+    const current = this.#take()!;
     if ('pdf' in answer) current.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.byteLength));
-    else current.reject(new PdfRenderFailed(answer.error));
+    // The drawing itself failed: a fault to log, not a busy thread to wait out.
+    else current.reject(new Error(`drawing the PDF failed: ${answer.error}`));
     this.#startNext();
   }
 
-  /** Ends the thread (a render over its time, or a thread that failed) and fails its render. */
-  #stop(error: Error): void {
-    const worker = this.#worker;
+  /** Ends `worker` (a render over its time, or a thread that failed) and fails its render; events of a thread already ended are ignored. */
+  #stop(worker: Worker, error: Error): void {
+    if (worker !== this.#worker) return;
     this.#worker = null;
-    if (worker) void worker.terminate();
+    void worker.terminate();
     this.#take()?.reject(error);
     this.#startNext();
   }

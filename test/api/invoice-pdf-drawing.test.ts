@@ -5,7 +5,8 @@ import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { relinkInvoice } from '../../src/books/invoices.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { PAY_PAGE_REQUESTS_PER_WINDOW } from '../../src/http/pay-page.js';
-import { holdPdfRenders } from '../../src/pdf/renderer.js';
+import type { InvoicePdfInput } from '../../src/pdf/invoice-pdf.js';
+import { holdPdfRenders, RenderThread } from '../../src/pdf/renderer.js';
 import type { TestApp } from '../support/app.js';
 import { useAppAt } from '../support/api.js';
 import { getInvoice, type IssuedInvoice, issueInvoice, newBooks } from '../support/invoicing.js';
@@ -121,6 +122,12 @@ describe('invoice PDFs: drawn off the request thread, once per state, and kept',
       await pdfBytes(app, invoice);
       const before = await getInvoice(app, books.key, invoice.id);
 
+      // The send's email, as if its delivery were still to come (a retry).
+      app.db.prepare(
+        `INSERT INTO email_outbox (id, tenant_id, business_id, kind, invoice_id, to_address, subject, body_text, body_html, status, attempts, next_attempt_at, created_at)
+         SELECT 'pending-copy', tenant_id, business_id, kind, invoice_id, to_address, subject, body_text, body_html, 'pending', 0, next_attempt_at, created_at
+         FROM email_outbox WHERE invoice_id = ?`,
+      ).run(invoice.id);
       inTransaction(app.db, () => relinkInvoice(app.db, app.clock, CLI_ACTOR, invoice.id));
 
       const after = await getInvoice(app, books.key, invoice.id);
@@ -136,7 +143,62 @@ describe('invoice PDFs: drawn off the request thread, once per state, and kept',
       const pdf = await readPdf(await pdfBytes(app, { ...invoice, payPath: newPath }));
       expect(pdf.links).to.deep.equal([after.payUrl]);
       const audit = app.db.prepare("SELECT actor_type AS actor, detail_json AS detail FROM audit_log WHERE action = 'invoice.relink' AND subject_id = ?").all(invoice.id);
+      const pending = app.db.prepare("SELECT body_text AS text FROM email_outbox WHERE invoice_id = ? AND status = 'pending'").all(invoice.id) as { text: string }[];
+      expect(pending).to.have.length(1);
+      for (const email of pending) {
+        expect(email.text, 'an email not yet delivered').to.include(after.payUrl);
+        expect(email.text).to.not.include(invoice.token);
+      }
       expect(audit).to.deep.equal([{ actor: 'cli', detail: JSON.stringify({ number: invoice.number, payLinkVersion: 1 }) }]);
     });
+  });
+});
+
+describe('the PDF thread (src/pdf/renderer.ts)', () => {
+  const input = (number: string): InvoicePdfInput => ({
+    invoice: {
+      id: `invoice-${number}`,
+      businessId: 'business-1',
+      tenantId: 'tenant-1',
+      number,
+      status: 'sent',
+      currency: 'USD',
+      customer: { id: 'customer-1', name: 'Jo Customer', email: null },
+      issueDate: '2026-03-15',
+      dueDate: '2026-04-14',
+      paymentTermsDays: 30,
+      taxRatePercent: null,
+      subtotalCents: 25000n,
+      taxCents: 0n,
+      totalCents: 25000n,
+      paidCents: 0n,
+      memo: null,
+      usdPerUnit: '1',
+      subtotalUsdCents: 25000n,
+      taxUsdCents: 0n,
+      journalEntryId: 'entry-1',
+      sentAt: '2026-03-15T12:00:00.000Z',
+      lines: [{ description: 'Consulting', quantity: '2', unitPriceCents: 12500n, amountCents: 25000n, accountId: 'a', account: 'Service Revenue' }],
+      payments: [],
+    },
+    business: { name: 'Harbor Design' },
+    customerAddressLines: [],
+    payUrl: 'https://books.example.test/pay/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde',
+  });
+
+  it('stops a render that runs past its time limit, and the next render, on a new thread, gets its own PDF', async () => {
+    const thread = new RenderThread({ timeLimitMs: 3_000 });
+    const release = thread.hold();
+    const stopped = thread.render({ kind: 'invoice', input: input('INV-0001') }).then(
+      () => 'drawn',
+      (error: unknown) => String(error),
+    );
+    const next = thread.render({ kind: 'invoice', input: input('INV-0002') });
+    expect(await stopped).to.match(/PdfRenderFailed: drawing the PDF took over 3000 ms/);
+    release();
+    const pdf = await readPdf(await next);
+    expect(pdf.text).to.include('Invoice INV-0002');
+    expect(pdf.text).to.not.include('INV-0001');
+    await thread.close();
   });
 });
