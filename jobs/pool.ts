@@ -46,6 +46,24 @@ export interface JobPool {
   stop(): Promise<void>;
 }
 
+/**
+ * A failure that is normal where the server runs rather than a fault to look into: a service
+ * the job needs cannot be reached (a machine kept offline, say). The pool logs it as one
+ * warning line, its message with `fields` and when the pool tries again, without a stack;
+ * anything else a job throws is logged at error level with its stack. Both are recorded as
+ * failed and retried alike.
+ */
+export class JobOutage extends Error {
+  override name = 'JobOutage';
+  /** Logged beside the message. */
+  readonly fields: Record<string, unknown>;
+
+  constructor(message: string, fields: Record<string, unknown> = {}) {
+    super(message);
+    this.fields = fields;
+  }
+}
+
 /** The run of each job in flight, if any; a settled run removes itself. */
 type RunsInFlight = Map<JobDefinition, Promise<void>>;
 
@@ -63,16 +81,20 @@ export function startJobPool(jobs: readonly JobDefinition[], log: Logger, option
   let stopped = false;
 
   const nextRun = (job: JobDefinition): Date | null => tasks.get(job)?.getNextRun() ?? null;
-  const afterRun = (job: JobDefinition, ok: boolean) => {
+  /** The wait before the retry that follows should the job's current run fail; undefined when none would. */
+  const retryInMs = (job: JobDefinition): number | undefined =>
+    job.retry && !stopped ? retryDelay(job.retry, (retries.get(job)?.failures ?? 0) + 1) : undefined;
+  const afterRun = (job: JobDefinition, outcome: JobRunOutcome) => {
     const state = retries.get(job) ?? { timer: null, failures: 0 };
     retries.set(job, state);
-    if (ok || !job.retry || stopped) {
+    const delayMs = retryInMs(job);
+    if (outcome.ok || delayMs === undefined) {
       state.failures = 0;
       return;
     }
     state.failures += 1;
-    const delayMs = retryDelay(job.retry, state.failures);
-    log.warn({ job: job.name, failures: state.failures, retryInMs: delayMs }, 'job will be retried');
+    // An outage's one warning line already says when (retryInMs): offline, one line a run is enough.
+    log[outcome.outage ? 'debug' : 'warn']({ job: job.name, failures: state.failures, retryInMs: delayMs }, 'job will be retried');
     state.timer = setTimeout(() => {
       state.timer = null;
       void runOnce(job);
@@ -87,7 +109,7 @@ export function startJobPool(jobs: readonly JobDefinition[], log: Logger, option
       clearTimeout(pending.timer);
       pending.timer = null;
     }
-    return runUnlessRunning(job, inFlight, log, recorder, nextRun, afterRun);
+    return runUnlessRunning(job, inFlight, log, recorder, { nextRun, retryInMs }, afterRun);
   };
 
   for (const job of jobs) {
@@ -119,6 +141,12 @@ export function startJobPool(jobs: readonly JobDefinition[], log: Logger, option
   };
 }
 
+/** What the pool knows of a job's next runs, for the run's log line and record. */
+interface JobSchedule {
+  nextRun: (job: JobDefinition) => Date | null;
+  retryInMs: (job: JobDefinition) => number | undefined;
+}
+
 /**
  * node-cron's noOverlap only knows the runs it started itself, not the run at start or a
  * retry, so the pool keeps its own record: a run asked for while one is in flight joins that one.
@@ -128,8 +156,8 @@ function runUnlessRunning(
   inFlight: RunsInFlight,
   log: Logger,
   recorder: JobRecorder | undefined,
-  nextRun: (job: JobDefinition) => Date | null,
-  afterRun: (job: JobDefinition, ok: boolean) => void,
+  schedule: JobSchedule,
+  afterRun: (job: JobDefinition, outcome: JobRunOutcome) => void,
 ): Promise<void> {
   const running = inFlight.get(job);
   if (running) {
@@ -137,15 +165,15 @@ function runUnlessRunning(
     return running;
   }
   // runJobOnce never rejects, and finally() runs on a later tick, after the set below.
-  const run = runJobOnce(job, log, recorder, nextRun)
-    .then((outcome) => afterRun(job, outcome.ok))
+  const run = runJobOnce(job, log, recorder, schedule.nextRun, schedule.retryInMs)
+    .then((outcome) => afterRun(job, outcome))
     .finally(() => inFlight.delete(job));
   inFlight.set(job, run);
   return run;
 }
 
-/** How one run ended. */
-export type JobRunOutcome = { ok: true; durationMs: number; result: unknown } | { ok: false; durationMs: number; error: string };
+/** How one run ended; `outage` when it failed with a JobOutage. */
+export type JobRunOutcome = { ok: true; durationMs: number; result: unknown } | { ok: false; durationMs: number; error: string; outage: boolean };
 
 /**
  * Runs a job once: a failure, thrown or rejected, is logged and recorded here and never reaches
@@ -156,6 +184,7 @@ export async function runJobOnce(
   log: Logger,
   recorder: JobRecorder | undefined,
   nextRun: (job: JobDefinition) => Date | null | undefined = () => undefined,
+  retryInMs: (job: JobDefinition) => number | undefined = () => undefined,
 ): Promise<JobRunOutcome> {
   recorder?.started(job);
   const started = performance.now();
@@ -169,10 +198,19 @@ export async function runJobOnce(
   } catch (error) {
     const durationMs = elapsed();
     const message = error instanceof Error ? error.message : String(error);
-    log.error({ job: job.name, durationMs, outcome: 'failed', err: error }, 'job failed');
+    logFailure(log, job, durationMs, error, retryInMs(job));
     recorder?.finished(job, { outcome: 'failed', durationMs, error: message, nextRunAt: nextRun(job) });
-    return { ok: false, durationMs, error: message };
+    return { ok: false, durationMs, error: message, outage: error instanceof JobOutage };
   }
+}
+
+/** An outage is one warning line, saying when the pool tries again; anything else is an error line with its stack. */
+function logFailure(log: Logger, job: JobDefinition, durationMs: number, error: unknown, retryInMs: number | undefined): void {
+  if (error instanceof JobOutage) {
+    log.warn({ ...error.fields, job: job.name, durationMs, outcome: 'failed', retryInMs }, error.message);
+    return;
+  }
+  log.error({ job: job.name, durationMs, outcome: 'failed', err: error }, 'job failed');
 }
 
 /** A recorder that fails (the books file full, say) is logged; it never stops a job or the pool. */

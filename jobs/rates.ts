@@ -5,8 +5,10 @@ import type { Db } from '../src/db/connection.js';
 import { all } from '../src/db/statements.js';
 import type { Logger } from '../src/log.js';
 import { FOREIGN_CURRENCIES } from '../src/money.js';
-import { fetchUsdRates, type QuotedRates, RateProviderError, type RateProvider } from '../src/rates/provider.js';
+import { fetchUsdRates, isUnreachable, type QuotedRates, RateProviderError, type RateProvider } from '../src/rates/provider.js';
 import { type RefusedRate, storeQuotedRates } from '../src/rates/store.js';
+import { redactUrl } from '../src/redact.js';
+import { JobOutage } from './pool.js';
 
 export interface RatesContext {
   db: Db;
@@ -39,7 +41,7 @@ export const BACKFILL_DAYS = 31;
 /** After this many failed requests in a row the provider is taken to be down; the retry carries on from there. */
 export const MAX_FAILURES_IN_A_ROW = 3;
 
-/** How many failures and refusals the thrown summary names; the log has every one. */
+/** How many failures and refusals the thrown summary names; the log has every one (a request that found the provider unreachable, at debug). */
 const SUMMARY_ITEMS = 3;
 
 /** The run failed in part (a request failed or a rate was refused); whatever did succeed is stored. */
@@ -54,6 +56,23 @@ export class RatesJobError extends Error {
 }
 
 /**
+ * Every request that failed found the provider unreachable (no network, a name that does not
+ * resolve, a refused connection, no answer in time) and no rate was refused: normal on a
+ * machine kept offline, so the pool logs it as one warning line, which names the settings
+ * that turn the job off or point it elsewhere, and retries it as any failure. Whatever was
+ * stored before the provider stopped answering stays stored.
+ */
+export class RateProviderUnreachable extends JobOutage {
+  override name = 'RateProviderUnreachable';
+  readonly result: RatesResult;
+
+  constructor(provider: RateProvider, last: RateProviderError, result: RatesResult) {
+    super(unreachableMessage(provider, last, result), { provider: provider.kind, problem: last.problem, result });
+    this.result = result;
+  }
+}
+
+/**
  * Fetches the USD rates of the foreign currencies for the business days (Monday to Friday,
  * UTC) that have none stored: from the day after the earliest of the currencies' latest
  * rates through today, at most BACKFILL_DAYS back. Frankfurter is asked once per such day,
@@ -62,9 +81,12 @@ export class RatesJobError extends Error {
  * bad rates). Weekends and holidays get no row: a rate is read as the latest on or before a
  * date.
  *
- * Provider problems never escape as themselves: each is logged, and if any request failed or
- * any rate was refused the run rejects, after storing the rest, with a RatesJobError that
- * sums them up, so the pool records a failure and retries. A database error propagates.
+ * Provider problems never escape as themselves: if any request failed or any rate was refused
+ * the run rejects, after storing the rest, so the pool records a failure and retries. When the
+ * provider could not be reached at all (isUnreachable) it rejects with RateProviderUnreachable
+ * and logs nothing itself: offline, the pool's one warning line is the whole of the log. Any
+ * other failure or refusal is logged here as a warning and the run rejects with a
+ * RatesJobError that sums them up. A database error propagates.
  */
 export async function runRatesJob(context: RatesContext): Promise<RatesResult> {
   const { db, clock, provider, log } = context;
@@ -84,7 +106,7 @@ export async function runRatesJob(context: RatesContext): Promise<RatesResult> {
   const from = afterOldest > windowStart ? afterOldest : windowStart;
   const days = provider.kind === 'ecb' ? ['latest'] : missingBusinessDays(db, from, today);
 
-  const failures: { date: string; message: string }[] = [];
+  const failures: { date: string; error: RateProviderError }[] = [];
   const refusals: RefusedRate[] = [];
   const quoteDates = new Set<string>();
   let failuresInARow = 0;
@@ -105,8 +127,9 @@ export async function runRatesJob(context: RatesContext): Promise<RatesResult> {
       if (!(error instanceof RateProviderError)) throw error;
       result.failed += 1;
       failuresInARow += 1;
-      failures.push({ date: day, message: error.message });
-      log.warn({ provider: provider.kind, date: day, problem: error.problem, error: error.message }, 'exchange-rate request failed');
+      failures.push({ date: day, error });
+      // An unreachable provider is summed up in the run's one line; a bad answer is worth its own.
+      log[isUnreachable(error.problem) ? 'debug' : 'warn']({ provider: provider.kind, date: day, problem: error.problem, error: error.message }, 'exchange-rate request failed');
       continue;
     }
     failuresInARow = 0;
@@ -135,8 +158,26 @@ export async function runRatesJob(context: RatesContext): Promise<RatesResult> {
     }
   }
 
+  const last = failures[failures.length - 1];
+  if (last && refusals.length === 0 && failures.every((failure) => isUnreachable(failure.error.problem))) {
+    throw new RateProviderUnreachable(provider, last.error, result);
+  }
   if (failures.length > 0 || refusals.length > 0) throw new RatesJobError(summary(result, failures, refusals, notAsked), result);
   return result;
+}
+
+/**
+ * "exchange rates not fetched: the frankfurter rate provider at https://api.frankfurter.app cannot
+ * be reached, request failed (ENOTFOUND). If this machine is offline on purpose, ...": what
+ * happened, and the two settings an operator who runs the server offline would reach for.
+ */
+function unreachableMessage(provider: RateProvider, last: RateProviderError, result: RatesResult): string {
+  const fetched = result.stored > 0 ? `${result.stored} exchange ${result.stored === 1 ? 'rate' : 'rates'} fetched, the rest not` : 'exchange rates not fetched';
+  // The address may carry a key in its query (docs/configuration.md): never shown whole.
+  return (
+    `${fetched}: the ${provider.kind} rate provider at ${redactUrl(provider.url)} cannot be reached, ${last.detail}. ` +
+    'If this machine is offline on purpose, DAYBOOK_JOB_RATES=off turns the rates job off; DAYBOOK_FX_PROVIDER_URL points it at another provider.'
+  );
 }
 
 /** The business days from `from` through `to` on which at least one currency has no rate stored. */
@@ -165,7 +206,7 @@ function businessDayOnOrBefore(date: string): string {
 }
 
 /** "2 of 5 rate requests failed: 2026-03-12: ...; 1 rate refused: ...", naming the first few of each. */
-function summary(result: RatesResult, failures: { date: string; message: string }[], refusals: RefusedRate[], notAsked: number): string {
+function summary(result: RatesResult, failures: { date: string; error: RateProviderError }[], refusals: RefusedRate[], notAsked: number): string {
   const listed = <T>(items: T[], describe: (item: T) => string): string => {
     const named = items.slice(0, SUMMARY_ITEMS).map(describe).join('; ');
     return items.length > SUMMARY_ITEMS ? `${named}; and ${items.length - SUMMARY_ITEMS} more` : named;
@@ -173,7 +214,7 @@ function summary(result: RatesResult, failures: { date: string; message: string 
   const parts: string[] = [];
   if (failures.length > 0) {
     const stopped = notAsked > 0 ? ` (stopped after ${MAX_FAILURES_IN_A_ROW} failures in a row; ${notAsked} more ${notAsked === 1 ? 'day' : 'days'} not asked)` : '';
-    parts.push(`${failures.length} of ${result.requested} rate requests failed${stopped}: ${listed(failures, (failure) => `${failure.date}: ${failure.message}`)}`);
+    parts.push(`${failures.length} of ${result.requested} rate requests failed${stopped}: ${listed(failures, (failure) => `${failure.date}: ${failure.error.message}`)}`);
   }
   if (refusals.length > 0) {
     parts.push(`${refusals.length} ${refusals.length === 1 ? 'rate' : 'rates'} refused: ${listed(refusals, (refusal) => refusal.message)}`);

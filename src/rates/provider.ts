@@ -50,12 +50,24 @@ export class RateProviderError extends Error {
   override name = 'RateProviderError';
   readonly provider: FxProvider;
   readonly problem: RateProviderProblem;
+  /** The message without the provider's name before it. */
+  readonly detail: string;
 
   constructor(provider: FxProvider, problem: RateProviderProblem, detail: string) {
     super(`${provider} rate provider: ${detail}`);
     this.provider = provider;
     this.problem = problem;
+    this.detail = detail;
   }
+}
+
+/**
+ * The problems that mean no answer came to judge: the provider could not be reached (no
+ * network, a name that does not resolve, a refused connection) or did not finish answering in
+ * time. On a machine kept offline they are the normal case, not a fault of the provider's.
+ */
+export function isUnreachable(problem: RateProviderProblem): boolean {
+  return problem === 'unreachable' || problem === 'timeout';
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -182,6 +194,8 @@ async function readBody(provider: RateProvider, response: Response): Promise<str
 function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (cause && typeof cause.code === 'string') return cause.code;
+  // fetch's own refusals (a port it will not connect to, such as 9 or 25) have a message but no code.
+  if (cause && typeof cause.message === 'string' && cause.message !== '') return cause.message;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type JobDefinition, runJobOnce, startJobPool } from '../../jobs/pool.js';
 import { RatesJobError, type RatesContext, type RatesResult, runRatesJob } from '../../jobs/rates.js';
 import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
@@ -198,7 +200,8 @@ describe('exchange-rate job (runRatesJob)', () => {
 
   describe('a provider answer that is no good is logged, stores nothing, and fails the run', () => {
     const good = frankfurterBody('2026-03-13', dayQuote('2026-03-13'));
-    const cases: { name: string; reply: ProviderReply; ecb?: boolean; down?: boolean; timeoutMs?: number; problem: RateProviderProblem; message: string }[] = [
+    // A provider that cannot be reached (down, too slow) is the next describe's: offline is normal.
+    const cases: { name: string; reply: ProviderReply; ecb?: boolean; problem: RateProviderProblem; message: string }[] = [
       { name: 'malformed JSON', reply: { body: '{"amount":1.0,"base":"EUR","date":"2026-03-13","rates":{' }, problem: 'malformed', message: 'frankfurter rate provider: answer is not JSON' },
       {
         name: 'malformed XML',
@@ -207,8 +210,6 @@ describe('exchange-rate job (runRatesJob)', () => {
         problem: 'malformed',
         message: 'ecb rate provider: answer is not well-formed XML (</gesmes:Envelope> does not close <Cube>)',
       },
-      { name: 'a slow answer (no headers)', reply: { hang: 'before-headers' }, timeoutMs: 100, problem: 'timeout', message: 'frankfurter rate provider: no complete answer within 100 ms' },
-      { name: 'a slow answer (half a body)', reply: { hang: 'mid-body', body: good }, timeoutMs: 100, problem: 'timeout', message: 'frankfurter rate provider: no complete answer within 100 ms' },
       {
         name: 'a huge answer',
         reply: { body: frankfurterBody('2026-03-13', dayQuote('2026-03-13'), `,"padding":"${'x'.repeat(300_000)}"`) },
@@ -216,7 +217,6 @@ describe('exchange-rate job (runRatesJob)', () => {
         message: 'frankfurter rate provider: answer is larger than 262144 bytes',
       },
       { name: 'HTTP 500', reply: { status: 500, body: '{"message":"internal"}' }, problem: 'http_status', message: 'frankfurter rate provider: answered HTTP 500' },
-      { name: 'a server that is down', reply: {}, down: true, problem: 'unreachable', message: 'frankfurter rate provider: request failed (ECONNREFUSED)' },
       {
         name: 'a missing currency',
         reply: { body: frankfurterBody('2026-03-13', { USD: '1.0812', CAD: '1.4591', GBP: '0.8573' }) },
@@ -232,9 +232,8 @@ describe('exchange-rate job (runRatesJob)', () => {
         // Thursday is stored; Friday 2026-03-13 is the one day to ask for.
         storedDay('2026-03-12');
         clock.set('2026-03-13T18:00:00.000Z');
-        const provider: RateProvider = failure.ecb ? { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` } : { kind: 'frankfurter', url: failure.down ? await closedPortUrl() : fake.url };
+        const provider: RateProvider = failure.ecb ? { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` } : { kind: 'frankfurter', url: fake.url };
         context.provider = provider;
-        if (failure.timeoutMs) context.timeoutMs = failure.timeoutMs;
         fake.reply = failure.reply;
         const asked = failure.ecb ? 'latest' : '2026-03-13';
 
@@ -244,7 +243,7 @@ describe('exchange-rate job (runRatesJob)', () => {
         expect(rowCount()).to.equal(4);
         expect(logged).to.have.length(1);
         expect(logged[0]).to.include({ level: 40, msg: 'exchange-rate request failed', provider: provider.kind, date: asked, problem: failure.problem, error: failure.message });
-        expect(fake.requests).to.deep.equal(failure.down ? [] : [failure.ecb ? 'GET /eurofxref-daily.xml' : request('2026-03-13')]);
+        expect(fake.requests).to.deep.equal([failure.ecb ? 'GET /eurofxref-daily.xml' : request('2026-03-13')]);
 
         // The same process carries on: the next run, with the provider well again, stores Friday.
         context.provider = failure.ecb ? provider : { kind: 'frankfurter', url: fake.url };
@@ -275,6 +274,198 @@ describe('exchange-rate job (runRatesJob)', () => {
       expect(fake.requests).to.deep.equal(['2026-02-13', '2026-02-16', '2026-02-17'].map(request));
       expect(rowCount()).to.equal(0);
       expect(logged.map((line) => line.date)).to.deep.equal(['2026-02-13', '2026-02-16', '2026-02-17']);
+    });
+  });
+
+  describe('a provider that cannot be reached: offline is normal, one warning line a run', () => {
+    const OFF = 'If this machine is offline on purpose, DAYBOOK_JOB_RATES=off turns the rates job off; DAYBOOK_FX_PROVIDER_URL points it at another provider.';
+    const ONCE_A_YEAR = '0 0 1 1 *';
+    /** The server logs at info unless told otherwise: what an operator sees. */
+    let operatorLog: ReturnType<typeof captureLog>;
+
+    beforeEach(() => {
+      operatorLog = captureLog('info');
+      context.log = operatorLog.log;
+    });
+
+    /** The rates job as the pool and `daybook jobs run` know it; `starts` gets the time each run began. */
+    function ratesJob(retry?: JobDefinition['retry']): { job: JobDefinition; starts: number[] } {
+      const starts: number[] = [];
+      const run = () => {
+        starts.push(Date.now());
+        return runRatesJob(context);
+      };
+      return { job: { name: 'rates', schedule: ONCE_A_YEAR, runAtStart: true, run, ...(retry ? { retry } : {}) }, starts };
+    }
+
+    async function until(done: () => boolean, what: string): Promise<void> {
+      for (let waitedMs = 0; !done(); waitedMs += 10) {
+        if (waitedMs > 10_000) expect.fail(`still waiting for ${what}`);
+        await sleep(10);
+      }
+    }
+
+    /** A line carries no stack: neither an err object nor stack frames anywhere in it. */
+    function expectNoStack(line: Record<string, unknown>): void {
+      expect(line).to.not.have.any.keys('err', 'stack');
+      expect(JSON.stringify(line)).to.not.match(/\n\s+at /);
+    }
+
+    it('a server that is down, from start through two retries: one warning line a run, no stack, naming the provider and DAYBOOK_JOB_RATES=off; the retries back off', async () => {
+      const url = await closedPortUrl();
+      context.provider = { kind: 'frankfurter', url };
+      const { job, starts } = ratesJob({ firstDelayMs: 40, maxDelayMs: 1000 });
+      const pool = startJobPool([job], operatorLog.log);
+      try {
+        await until(() => operatorLog.lines.length >= 3, 'three runs to be logged');
+      } finally {
+        await pool.stop();
+      }
+
+      // Sunday the 15th, nothing stored: 21 business days to fill, and each run stops after three failures in a row.
+      const failed = { requested: 3, stored: 0, kept: 0, refused: 0, failed: 3, upToDate: false };
+      const message = `exchange rates not fetched: the frankfurter rate provider at ${url} cannot be reached, request failed (ECONNREFUSED). ${OFF}`;
+      expect(operatorLog.lines.map(({ level, job: name, outcome, provider, problem, result: counts, retryInMs, msg }) => ({ level, name, outcome, provider, problem, counts, retryInMs, msg }))).to.deep.equal(
+        [40, 80, 160].map((retryInMs) => ({ level: 40, name: 'rates', outcome: 'failed', provider: 'frankfurter', problem: 'unreachable', counts: failed, retryInMs, msg: message })),
+      );
+      for (const line of operatorLog.lines) expectNoStack(line);
+      expect(starts).to.have.length(3);
+      expect(starts[1]! - starts[0]!).to.be.at.least(35);
+      expect(starts[2]! - starts[1]!).to.be.at.least(75);
+      expect(rowCount()).to.equal(0);
+    });
+
+    /** undici's rejection when the name does not resolve, as on a machine with no network. */
+    const noDns: typeof fetch = () =>
+      Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.frankfurter.app'), { code: 'ENOTFOUND' }) }));
+
+    const unreachable: { name: string; set: () => Promise<RateProvider>; problem: RateProviderProblem; at: (provider: RateProvider) => string; detail: string }[] = [
+      {
+        name: 'a name that does not resolve (ENOTFOUND, the issue\'s machine without internet)',
+        set: async () => {
+          context.fetch = noDns;
+          return { kind: 'frankfurter', url: 'https://api.frankfurter.app' };
+        },
+        problem: 'unreachable',
+        at: () => 'https://api.frankfurter.app',
+        detail: 'request failed (ENOTFOUND)',
+      },
+      {
+        name: 'no answer within the timeout',
+        set: async () => {
+          fake.reply = { hang: 'before-headers' };
+          context.timeoutMs = 100;
+          return { kind: 'frankfurter', url: fake.url };
+        },
+        problem: 'timeout',
+        at: (provider) => provider.url,
+        detail: 'no complete answer within 100 ms',
+      },
+      {
+        name: 'half an answer, then nothing within the timeout',
+        set: async () => {
+          fake.reply = { hang: 'mid-body', body: frankfurterBody('2026-03-13', dayQuote('2026-03-13')) };
+          context.timeoutMs = 100;
+          return { kind: 'frankfurter', url: fake.url };
+        },
+        problem: 'timeout',
+        at: (provider) => provider.url,
+        detail: 'no complete answer within 100 ms',
+      },
+      {
+        name: 'the ECB\'s file at an address nobody listens on, a key in its query (shown as ***)',
+        set: async () => ({ kind: 'ecb', url: `${await closedPortUrl()}/eurofxref-daily.xml?api_key=s3cret` }),
+        problem: 'unreachable',
+        at: (provider) => provider.url.replace('s3cret', '***'),
+        detail: 'request failed (ECONNREFUSED)',
+      },
+    ];
+
+    for (const failure of unreachable) {
+      it(`${failure.name}: one warning line, no stack, naming the settings; then a good answer is stored by the next run`, async () => {
+        // Thursday is stored; Friday 2026-03-13 is the one day to ask for.
+        storedDay('2026-03-12');
+        clock.set('2026-03-13T18:00:00.000Z');
+        const provider = await failure.set();
+        context.provider = provider;
+        const message = `exchange rates not fetched: the ${provider.kind} rate provider at ${failure.at(provider)} cannot be reached, ${failure.detail}. ${OFF}`;
+
+        // As `daybook jobs run rates` runs it: no retry to announce.
+        const outcome = await runJobOnce(ratesJob().job, operatorLog.log, undefined);
+        expect(operatorLog.lines.map((line) => line.msg)).to.deep.equal([message]);
+        expect(operatorLog.lines[0]).to.deep.include({
+          level: 40,
+          job: 'rates',
+          outcome: 'failed',
+          provider: provider.kind,
+          problem: failure.problem,
+          result: result({ requested: 1, failed: 1 }),
+          msg: message,
+        });
+        expect(operatorLog.lines[0]).to.not.have.property('retryInMs');
+        expectNoStack(operatorLog.lines[0]!);
+        expect(outcome).to.deep.include({ ok: false, outage: true, error: message });
+        expect(rowCount()).to.equal(4);
+
+        // The machine comes back online: the next run stores Friday.
+        delete context.fetch;
+        context.timeoutMs = 2000;
+        context.provider = provider.kind === 'ecb' ? { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` } : { kind: 'frankfurter', url: fake.url };
+        fake.reply = provider.kind === 'ecb' ? { contentType: 'text/xml', body: ecbBody('2026-03-13', { USD: '1.2', CAD: '1.5', GBP: '0.8', MXN: '24' }) } : { body: frankfurterBody('2026-03-13', dayQuote('2026-03-13')) };
+        expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 4 }));
+      });
+    }
+
+    it('a provider that stops answering part way: what did answer stays stored, and the line says how much', async () => {
+      storedDay('2026-03-10');
+      clock.set('2026-03-13T18:00:00.000Z');
+      fake.reply = frankfurterDays({ override: (date) => (date >= '2026-03-12' ? { reset: true } : undefined) });
+      const outcome = await runJobOnce(ratesJob().job, operatorLog.log, undefined);
+      expect(operatorLog.lines.map(({ level, result: counts, msg }) => ({ level, counts, msg }))).to.deep.equal([
+        {
+          level: 40,
+          counts: result({ requested: 3, stored: 4, failed: 2 }),
+          msg: `4 exchange rates fetched, the rest not: the frankfurter rate provider at ${fake.url} cannot be reached, request failed (UND_ERR_SOCKET). ${OFF}`,
+        },
+      ]);
+      expect(outcome).to.deep.include({ ok: false, outage: true });
+      expect(datesStored()).to.deep.equal(['2026-03-10', '2026-03-11']);
+    });
+
+    it('a provider out of reach for one day but answering garbage for another is no outage: logged at error level with its stack, as before', async () => {
+      storedDay('2026-03-11');
+      clock.set('2026-03-13T18:00:00.000Z');
+      fake.reply = frankfurterDays({ override: (date) => (date === '2026-03-12' ? { reset: true } : { body: '{"rates":' }) });
+      const outcome = await runJobOnce(ratesJob().job, operatorLog.log, undefined);
+      // The unreachable day is named in the failure's summary, not in a warning of its own.
+      expect(operatorLog.lines.map(({ level, msg, date }) => ({ level, msg, date }))).to.deep.equal([
+        { level: 40, msg: 'exchange-rate request failed', date: '2026-03-13' },
+        { level: 50, msg: 'job failed', date: undefined },
+      ]);
+      expect(operatorLog.lines[1]).to.have.nested.property('err.type', 'RatesJobError');
+      expect(operatorLog.lines[1]).to.have.nested.property('err.stack').that.matches(/^RatesJobError: 2 of 2 rate requests failed: 2026-03-12: frankfurter rate provider: request failed \(UND_ERR_SOCKET\)/);
+      expect(outcome).to.deep.include({ ok: false, outage: false });
+    });
+
+    it('a provider answering malformed JSON still fails at error level, with the details and the stack; the retry still backs off', async () => {
+      fake.reply = { body: '{"amount":1.0,"base":"EUR","date":"2026-03-13","rates":{' };
+      const { job } = ratesJob({ firstDelayMs: 60_000, maxDelayMs: 3_600_000 });
+      const pool = startJobPool([job], operatorLog.log);
+      try {
+        await until(() => operatorLog.lines.some((line) => line.msg === 'job will be retried'), 'the retry to be planned');
+      } finally {
+        await pool.stop();
+      }
+      const days = ['2026-02-13', '2026-02-16', '2026-02-17'];
+      expect(operatorLog.lines.map(({ level, msg, date, problem, retryInMs }) => ({ level, msg, date, problem, retryInMs }))).to.deep.equal([
+        ...days.map((date) => ({ level: 40, msg: 'exchange-rate request failed', date, problem: 'malformed', retryInMs: undefined })),
+        { level: 50, msg: 'job failed', date: undefined, problem: undefined, retryInMs: undefined },
+        { level: 40, msg: 'job will be retried', date: undefined, problem: undefined, retryInMs: 60_000 },
+      ]);
+      const failedLine = operatorLog.lines[3]!;
+      expect(failedLine).to.have.nested.property('err.type', 'RatesJobError');
+      expect(failedLine).to.have.nested.property('err.message').that.matches(/^3 of 3 rate requests failed \(stopped after 3 failures in a row; 18 more days not asked\): 2026-02-13: frankfurter rate provider: answer is not JSON/);
+      expect(failedLine).to.have.nested.property('err.stack').that.matches(/\n\s+at /);
     });
   });
 

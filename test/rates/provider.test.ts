@@ -4,7 +4,7 @@ import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { FX_RATE_SCALE } from '../../src/money.js';
 import { lookUpRate } from '../../src/rates/look-up.js';
-import { fetchUsdRates, type QuotedRates, RateProviderError, type RateProviderProblem } from '../../src/rates/provider.js';
+import { fetchUsdRates, isUnreachable, type QuotedRates, RateProviderError, type RateProviderProblem } from '../../src/rates/provider.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
 import { ecbBody, type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
@@ -177,6 +177,13 @@ describe('exchange-rate provider client', () => {
         const gone = await startFakeProvider();
         await gone.close();
         await expectRefusal(fetchUsdRates({ kind: 'frankfurter', url: gone.url }, 'latest'), 'unreachable', /request failed/);
+      });
+
+      it('a port fetch will not connect to (9, discard): unreachable, with fetch\'s own reason rather than "fetch failed"', async () => {
+        const refusal = await expectRefusal(fetchUsdRates({ kind: 'frankfurter', url: 'http://127.0.0.1:9/' }, 'latest'), 'unreachable', /request failed/);
+        expect(refusal.message).to.equal('frankfurter rate provider: request failed (bad port)');
+        expect(refusal.detail).to.equal('request failed (bad port)');
+        expect(isUnreachable(refusal.problem)).to.equal(true);
       });
 
       it('malformed JSON and answers of the wrong shape', async () => {
