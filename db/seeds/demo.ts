@@ -14,7 +14,7 @@ import { createKey } from '../../src/books/keys.js';
 import { postEntry } from '../../src/books/ledger.js';
 import { createTenant } from '../../src/books/tenants.js';
 import { type Clock, todayUtc } from '../../src/clock.js';
-import { addDays } from '../../src/dates.js';
+import { addDays, FIRST_DATE, LAST_DATE } from '../../src/dates.js';
 import { type Db, inTransaction } from '../../src/db/connection.js';
 import { type Currency, FOREIGN_CURRENCIES, type ForeignCurrency } from '../../src/money.js';
 import { seededRandom } from '../../src/seeded-random.js';
@@ -22,9 +22,9 @@ import { seededRandom } from '../../src/seeded-random.js';
 /**
  * Demo books: one firm with two client businesses (one per basis), their customers in five
  * currencies, a dozen vendors, two years of expenses and weekly takings, and bills in every
- * aging bucket, dated relative to the clock, so every list and report the API serves has real
- * pages and figures. Everything goes through the books functions the API
- * uses, in one transaction, and the same clock gives the same books.
+ * aging bucket, dated relative to the clock's day, so every list and report the API serves has
+ * real pages and figures. Everything goes through the books functions the API uses, in one
+ * transaction, and the same day gives the same books (ids, keys and secrets aside).
  */
 
 export interface DemoBooks {
@@ -166,6 +166,9 @@ const DEMO_RATES: Record<ForeignCurrency, { usdPerUnit: number; decimals: number
   MXN: { usdPerUnit: 0.0575, decimals: 6 },
 };
 
+/** The first exchange rates are this many days old: a week before the history begins. */
+const RATES_FROM_DAYS_AGO = DEMO_HISTORY_DAYS + 7;
+
 /**
  * A rate for every currency once a week over the history (invoices and payments use the
  * latest on or before their date), drifting within ±3 %: the demo's invoices then show realised FX
@@ -173,7 +176,7 @@ const DEMO_RATES: Record<ForeignCurrency, { usdPerUnit: number; decimals: number
  */
 function seedRates(db: Db, clock: Clock, random: () => number): void {
   const today = todayUtc(clock);
-  for (let daysAgo = DEMO_HISTORY_DAYS + 7; daysAgo >= 0; daysAgo -= 7) {
+  for (let daysAgo = RATES_FROM_DAYS_AGO; daysAgo >= 0; daysAgo -= 7) {
     for (const currency of FOREIGN_CURRENCIES) {
       // Peso rates begin later, so an old peso estimate shows Today's "draft without a rate".
       if (currency === 'MXN' && daysAgo > MXN_RATES_FROM_DAYS_AGO) continue;
@@ -221,6 +224,23 @@ const LANDSCAPING_INVOICES: DemoInvoice[] = [
   { currency: 'MXN', issuedDaysAgo: 300, termsDays: 30, lines: [{ description: 'Garden design for a retreat (estimate)', quantity: '1', unitPriceCents: 4_500_000n, account: 'Service Revenue' }], fate: 'draft' },
   { currency: 'USD', issuedDaysAgo: 0, termsDays: 30, lines: [{ description: 'Fall planting estimate', quantity: '1', unitPriceCents: 240_000n, account: 'Service Revenue' }], fate: 'draft' },
 ];
+
+/** The nightly export key expires this many days after the clock's day (Today warns of it). */
+const EXPORT_KEY_DAYS_LEFT = 10;
+
+/**
+ * The days demo books can be made for: their dates reach back over the history and the week of
+ * exchange rates before it, and ahead to the latest due date and key expiry, all within the
+ * years the books write.
+ */
+export const DEMO_FIRST_DAY = addDays(FIRST_DATE, RATES_FROM_DAYS_AGO);
+export const DEMO_LAST_DAY = addDays(
+  LAST_DATE,
+  -Math.max(
+    EXPORT_KEY_DAYS_LEFT,
+    ...[...BAKERY_INVOICES, ...LANDSCAPING_INVOICES, ...DEMO_BUSINESSES.flatMap((business) => business.bills)].map((item) => item.termsDays - item.issuedDaysAgo),
+  ),
+);
 
 /** Where demo pay links point; `daybook demo` passes the site it serves. */
 export const DEMO_SITE_URL = 'http://localhost:3000';
@@ -353,7 +373,9 @@ type DemoBankLine = [daysAgo: number, description: string, amount: string, vendo
  * Two statements per business, imported as `daybook import bank` does: an older one (imported
  * ten days ago, so some items have waited over a week) and this week's. Payees from the
  * business's history get confident proposals; new merchants and bank text nobody has booked
- * before wait for a person; money in is recorded for reconciliation.
+ * before wait for a person; money in is recorded for reconciliation. No two lines of a statement
+ * share a date: an import writes its rows at one instant, so lines of one date would list in the
+ * order of their random ids.
  */
 const DEMO_STATEMENTS: Record<string, { importedDaysAgo: number; lines: DemoBankLine[] }[]> = {
   'Lakeside Bakery': [
@@ -370,9 +392,9 @@ const DEMO_STATEMENTS: Record<string, { importedDaysAgo: number; lines: DemoBank
     {
       importedDaysAgo: 0,
       lines: [
-        [5, 'NORTHWIND FLOUR MILL 0042 PORTLAND OR', '-412.10', 'Northwind Flour Mill'],
-        [4, 'TALLY CLOUD SUBSCRIPTION', '-49.00', 'Tally Cloud'],
-        [3, 'LAKESHORE POWER & GAS AUTOPAY', '-228.60', 'Lakeshore Power & Gas'],
+        [6, 'NORTHWIND FLOUR MILL 0042 PORTLAND OR', '-412.10', 'Northwind Flour Mill'],
+        [5, 'TALLY CLOUD SUBSCRIPTION', '-49.00', 'Tally Cloud'],
+        [4, 'LAKESHORE POWER & GAS AUTOPAY', '-228.60', 'Lakeshore Power & Gas'],
         [3, 'SQ *CORNER HARDWARE', '-37.45'],
         [2, 'ADOBE *CREATIVE CLOUD', '-59.99'],
         [1, 'MOBILE DEPOSIT', '860.00'],
@@ -394,7 +416,7 @@ const DEMO_STATEMENTS: Record<string, { importedDaysAgo: number; lines: DemoBank
         [4, 'RIDGE FUEL CO-OP 0412 BOULDER CO', '-91.30', 'Ridge Fuel Co-op'],
         [3, 'VALLEY BANK MONTHLY FEE', '-15.00', 'Valley Bank'],
         [2, 'UBER TRIP HELP.UBER.COM', '-23.75'],
-        [2, 'ACH CREDIT CITY OF BOULDER', '2300.00'],
+        [1, 'ACH CREDIT CITY OF BOULDER', '2300.00'],
       ],
     },
   ],
@@ -420,7 +442,22 @@ function seedStatements(db: Db, clock: Clock, business: Business): void {
   }
 }
 
-export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {}): DemoBooks {
+/**
+ * The clock the seed writes with: the start of the given clock's UTC day, one millisecond later
+ * at every reading. Rows of one date then list in the order the seed wrote them, not by their
+ * random ids (a clock that stood still would tie them all), so the same day gives the same
+ * books, order included. Starting at midnight, the seed never runs into the next day.
+ */
+function seedingClock(clock: Clock): Clock {
+  const dayStartMs = Date.parse(`${todayUtc(clock)}T00:00:00.000Z`);
+  let readings = 0;
+  return { now: () => new Date(dayStartMs + readings++) };
+}
+
+export function seedDemo(db: Db, dayClock: Clock, options: { siteUrl?: string } = {}): DemoBooks {
+  const clock = seedingClock(dayClock);
+  const day = todayUtc(dayClock);
+  if (day < DEMO_FIRST_DAY || day > DEMO_LAST_DAY) throw new Error(`seedDemo: ${day} is outside ${DEMO_FIRST_DAY} to ${DEMO_LAST_DAY}: the books' dates would leave the years 0000 to 9999`);
   return inTransaction(db, () => {
     // The invoices' pay links need the books' secrets, which a server would make at start.
     ensureServerSecrets(db, clock);
@@ -441,7 +478,8 @@ export function seedDemo(db: Db, clock: Clock, options: { siteUrl?: string } = {
     markOverdueInvoices(db, clock);
     const key = createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'demo key', access: 'read_write' });
     // An export job's read key, about to expire: Today says so.
-    createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'nightly export', access: 'read', expiresOn: addDays(todayUtc(clock), 10) });
+    createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'nightly export', access: 'read', expiresOn: addDays(todayUtc(clock), EXPORT_KEY_DAYS_LEFT) });
+    if (todayUtc(clock) !== day) throw new Error(`seedDemo: the books ran past ${day}: every date in them is relative to that day`);
     return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id };
   });
 }

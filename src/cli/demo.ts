@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
+import { DEMO_FIRST_DAY, DEMO_LAST_DAY, type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
+import { type Clock, fixedClock, todayUtc } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
 import { redactUrl } from '../redact.js';
@@ -8,7 +9,7 @@ import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
 import { UsageError } from './errors.js';
-import { serveUntilStopped } from './serve.js';
+import { clockOption, serveUntilStopped } from './serve.js';
 
 /** Demo books live in their own file, recreated on every run; never the real books. */
 export const DEMO_DB_PATH = './data/demo.sqlite';
@@ -35,22 +36,40 @@ function freshDemoPath(path: string, dbOption: string | undefined): string {
   return path;
 }
 
-function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config): void {
+/** `at`: the instant --clock fixed the demo's clock at, if it did. */
+function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
   const mail = config.smtpUrl ? `sent through ${redactUrl(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail }, [
+  const clock = at?.toISOString();
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail, ...(clock ? { clock } : {}) }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
     demo.key,
     `Daybook is listening on ${url}`,
+    ...(clock ? [`Clock: fixed at ${clock} (--clock); the books are dated from that day`] : []),
     `Email (invoices sent, reminders): ${mail}`,
     'Try:',
     curl,
   ]);
 }
 
-async function demo(options: { port?: number }, context: CommandContext): Promise<void> {
+interface DemoOptions {
+  port?: number;
+  clock?: string;
+}
+
+async function demo(options: DemoOptions, context: CommandContext): Promise<void> {
+  // Read before the books are touched: a bad --clock leaves the last demo's books as they were.
+  const at = options.clock === undefined ? undefined : await clockOption(options.clock);
+  // As `serve --ephemeral --clock` does: "now" stays at that instant while the demo serves, so the
+  // same requests get the same answers on any day (time-driven state, such as the rate-limit
+  // windows, does not move on either).
+  const clock: Clock = at ? fixedClock(at) : context.io.clock;
+  const day = todayUtc(clock);
+  if (at && (day < DEMO_FIRST_DAY || day > DEMO_LAST_DAY)) {
+    throw new UsageError(`--clock: the demo's dates reach two years back and a month ahead of its day: give a day from ${DEMO_FIRST_DAY} to ${DEMO_LAST_DAY}`);
+  }
   const dbOption = context.globals.db;
   // Held from before the books are recreated until the server stops: no other demo or server
   // can serve, delete or reseed them meanwhile.
@@ -67,8 +86,9 @@ async function demo(options: { port?: number }, context: CommandContext): Promis
       ...(context.io.env.DAYBOOK_JOB_BACKUP === undefined ? { jobBackup: null } : {}),
     };
     const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs });
-    const books = await withBooksAt(path, (db) => seedDemo(db, context.io.clock, { siteUrl: config.siteUrl }));
-    await serveUntilStopped(context, config, (server) => printDemo(context, books, server.url, config), releaseLock);
+    const books = await withBooksAt(path, (db) => seedDemo(db, clock, { siteUrl: config.siteUrl }));
+    const served = { ...context, io: { ...context.io, clock } };
+    await serveUntilStopped(served, config, (server) => printDemo(context, books, server.url, config, at), releaseLock);
   } finally {
     releaseLock();
   }
@@ -79,5 +99,6 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .command('demo')
     .description(`fresh demo books (${DEMO_DB_PATH} unless --db), a printed key, then serve on ${DEMO_HOST}`)
     .option('--port <n>', `port, 0 to 65535; 0 picks a free one (default: ${DEMO_PORT})`, portNumber)
+    .option('--clock <date>', 'the demo\'s "now", fixed: a day (YYYY-MM-DD) or an ISO 8601 instant; the same clock gives the same books and answers (default: the system clock)')
     .action(action(io, demo));
 }

@@ -139,7 +139,7 @@ async function serveEphemeral(options: ServeOptions, context: CommandContext): P
   if (options.port !== undefined || options.host !== undefined) throw new UsageError('--ephemeral listens on a free loopback port: leave out --port and --host');
   if (context.globals.db !== undefined) throw new UsageError('--ephemeral makes books of its own: leave out --db');
   const [testing, { FixtureError }] = await Promise.all([import('../testing.js'), import('../testing-fixture.js')]);
-  const at = options.clock === undefined ? undefined : ephemeralClock(testing.clockInstant, options.clock);
+  const at = options.clock === undefined ? undefined : (await clockOption(options.clock)).toISOString();
   const fixture = options.fixture === undefined ? undefined : readFixture(options.fixture);
   const daybook = await testing
     .startDaybook({ ...(at ? { at } : {}), ...(fixture ? { fixture } : {}), logLevel: ephemeralLogLevel(context.io.env), control: options.control === true })
@@ -184,9 +184,16 @@ function readFixture(file: string): 'demo' | Fixture {
   }
 }
 
-function ephemeralClock(parse: (at: string) => Date, raw: string): string {
+/**
+ * `--clock` of `serve --ephemeral` and `demo`: a day (its midnight, UTC) or an ISO 8601 instant,
+ * within the years 0000 to 9999, read as the control surface reads one; anything else is a usage
+ * error naming the flag.
+ */
+export async function clockOption(raw: string): Promise<Date> {
+  // Loaded on demand, like the rest of daybook/testing: the admin commands do not need it.
+  const { clockInstant } = await import('../testing.js');
   try {
-    return parse(raw).toISOString();
+    return clockInstant(raw);
   } catch (error) {
     throw new UsageError(`--clock: ${(error as Error).message.replace(/^clock: /, '')}`);
   }

@@ -120,6 +120,26 @@ describe('demo seed (db/seeds/demo.ts)', () => {
     }
   });
 
+  it('lists the rows of one date in the order it wrote them: the same day gives the same register and queue, at any hour of it', async () => {
+    const withoutIds = (db: typeof temp.db, demo: ReturnType<typeof seedDemo>) =>
+      demo.businesses.map((business) => {
+        const { highConfidence, needsReview } = listReviewQueue(db, [business.id], 100, 0.9);
+        return {
+          register: listTransactions(db, business.id, {}, { limit: 100 }).rows.map(({ id: _id, ...row }) => row),
+          queue: [...highConfidence, ...needsReview].map(({ id: _id, businessId: _business, transactionId: _transaction, proposedAccountId: _account, ...item }) => item),
+        };
+      });
+    const morning = seedDemo(temp.db, fixedClock('2026-03-15T09:00:00.000Z'));
+    const again = await freshDb();
+    try {
+      // Late enough that a seed writing from the clock's own instant would run into the next day.
+      const lateEvening = seedDemo(again.db, fixedClock('2026-03-15T23:59:59.900Z'));
+      expect(withoutIds(again.db, lateEvening)).to.deep.equal(withoutIds(temp.db, morning));
+    } finally {
+      again.close();
+    }
+  });
+
   it('holds invoices in every status, in at least three currencies, with a partial payment and a realised FX difference', () => {
     const demo = seedDemo(temp.db, clock);
     const statuses = all<{ status: string }>(temp.db, 'SELECT DISTINCT status FROM invoices ORDER BY status').map((row) => row.status);
