@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { existsSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { DEMO_FIRST_DAY, DEMO_LAST_DAY, type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
 import { type Clock, fixedClock, todayUtc } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';
+import { projectRoot } from '../paths.js';
 import { redactUrl } from '../redact.js';
 import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
@@ -37,11 +39,25 @@ function freshDemoPath(path: string, dbOption: string | undefined): string {
 }
 
 /** `at`: the instant --clock fixed the demo's clock at, if it did. */
+/**
+ * One line to paste into another shell, which the guides in docs/ start from: `daybook` runs
+ * this install's command on the demo's books, and KEY, H and API are set for curl.
+ */
+export function demoShellLine(booksPath: string, key: string, url: string): string {
+  const command = join(projectRoot, 'bin/daybook.js');
+  return `daybook() { node ${shellQuoted(command)} "$@"; }; export DAYBOOK_DB=${shellQuoted(resolve(booksPath))} KEY=${shellQuoted(key)} API=${shellQuoted(`${url}/api/v1`)}; H="Authorization: Bearer $KEY"`;
+}
+
+function shellQuoted(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
+  const shell = demoShellLine(config.db, demo.key, url);
   const mail = config.smtpUrl ? `sent through ${redactUrl(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
   const clock = at?.toISOString();
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, mail, ...(clock ? { clock } : {}) }, [
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, shell, mail, ...(clock ? { clock } : {}) }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
@@ -51,6 +67,8 @@ function printDemo(context: CommandContext, demo: DemoBooks, url: string, config
     `Email (invoices sent, reminders): ${mail}`,
     'Try:',
     curl,
+    'In another terminal, this line sets up `daybook`, KEY, H and API for the guides in docs/:',
+    shell,
   ]);
 }
 

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { demoShellLine } from '../../src/cli/demo.js';
 import { addDays } from '../../src/dates.js';
 import { CliHarness, expectBadArguments, parseOneObject, waitFor } from './support.js';
 
@@ -143,4 +145,19 @@ describe('daybook demo --clock, refused', () => {
       expect(existsSync(cli.dbPath), 'no books file').to.equal(false);
     });
   }
+});
+
+describe('the demo’s line for another shell (demoShellLine)', () => {
+  it('sets up daybook, DAYBOOK_DB, KEY, H and API in bash, whatever quotes the paths hold', () => {
+    const line = demoShellLine("/tmp/it's books/demo.sqlite", 'dbk_abc', 'http://127.0.0.1:3456');
+    const shown = spawnSync('bash', ['-c', `${line}\ntype -t daybook; printf '%s\\n' "$DAYBOOK_DB" "$KEY" "$H" "$API"`], { encoding: 'utf8' });
+    expect(shown.stdout.split('\n')).to.deep.equal([
+      'function',
+      "/tmp/it's books/demo.sqlite",
+      'dbk_abc',
+      'Authorization: Bearer dbk_abc',
+      'http://127.0.0.1:3456/api/v1',
+      '',
+    ]);
+  });
 });

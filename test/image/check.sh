@@ -73,6 +73,8 @@ wait_healthy() {
   done
   fail "$container: /healthz did not answer 200 within 30 s"
 }
+# The value of a JavaScript expression (`.accounts[0].id`) on the JSON on standard input.
+pick() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const v=eval('(j)=>j'+process.argv[1])(JSON.parse(s));if(v===undefined)process.exit(1);console.log(v)})" "$1"; }
 # The value of one field of the JSON object on standard input.
 field() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const v=JSON.parse(s)[process.argv[1]];if(v===undefined)process.exit(1);console.log(v)})" "$1"; }
 
@@ -139,6 +141,18 @@ businesses="$(eval "$curl_line")"
 case "$businesses" in *"\"$business\""*"Harbor Coffee"*|*"Harbor Coffee"*"\"$business\""*) ;; *) fail "GET /api/v1/businesses answered: $businesses" ;; esac
 say "the README's first run made account $account, business $business and a key; GET /api/v1/businesses lists it"
 
+# An invoice's PDF, drawn on its worker thread from the build (dist/), as a customer fetches it.
+api="http://127.0.0.1:$port/api/v1"
+auth="Authorization: Bearer $key"
+post() { curl -fsS -H "$auth" -H "Idempotency-Key: image-check-$1" -H 'content-type: application/json' -d "$3" "$api/$2"; }
+revenue="$(curl -fsS -H "$auth" "$api/accounts?entityId=$business&type=revenue" | pick '.accounts[0].id')"
+customer="$(post customer customers '{"name": "Image Check Cafe", "email": "ap@cafe.example"}' | field id)"
+invoice="$(post invoice invoices '{"entityId": "'"$business"'", "customerId": "'"$customer"'", "lines": [{"description": "Espresso machine service", "quantity": "1", "unitPriceCents": "12500", "accountId": "'"$revenue"'"}]}' | field invoiceId)"
+pay_url="$(post send "invoices/$invoice/send" '{}' | field payUrl)"
+curl -fsS -o "$work/invoice.pdf" "http://127.0.0.1:$port/${pay_url#*://*/}/invoice.pdf" || fail "the pay page's PDF did not download"
+[ "$(head -c 5 "$work/invoice.pdf")" = '%PDF-' ] || fail "the pay page's PDF is not a PDF"
+say "an invoice sent through the API; its PDF drawn on the worker thread ($(wc -c <"$work/invoice.pdf") bytes)"
+
 [ "$(podman exec "$container" awk '/^Uid:/ { print $2 }' /proc/1/status)" = 1000 ] || fail "the server does not run as uid 1000"
 [ "$(podman exec "$container" stat -c %U:%G:%a /data)" = node:node:700 ] || fail "/data is not node:node, 700"
 podman healthcheck run "$container" >/dev/null || fail "podman healthcheck run: unhealthy"
@@ -156,7 +170,8 @@ podman logs "$container" >"$work/server.log" 2>&1
 grep -q '"msg":"daybook stopped"' "$work/server.log" || fail "no 'daybook stopped' in the log"
 podman start "$container" >/dev/null
 wait_healthy "$port" "$container"
-curl -fsS -H "Authorization: Bearer $key" "http://127.0.0.1:$port/api/v1/businesses" | grep -q "\"$business\"" || fail "the books were lost across a restart"
+after_restart="$(curl -fsS -H "Authorization: Bearer $key" "http://127.0.0.1:$port/api/v1/businesses")"
+case "$after_restart" in *"\"$business\""*) ;; *) fail "the books were lost across a restart: $after_restart" ;; esac
 say "stopped in $stop_seconds s with exit 0 and 'daybook stopped' logged; started again with the books kept"
 podman rm -f "$container" >/dev/null
 
