@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The shell blocks of a guide (README.md or a page of docs/), as a reader would paste them,
+ * and the sample answer each is followed by. Read by test/guides/guides.test.ts, which runs
+ * them against fresh demo books and holds each answer against its sample.
+ */
+
+export interface GuideBlock {
+  file: string;
+  /** 1-based line of the block's opening fence. */
+  line: number;
+  code: string;
+  /** Why the block is not run (the visible marker above it), or null when it is run. */
+  notRun: string | null;
+  /** The fenced block right after it, if any: what the page says the block prints. */
+  sample: { info: string; text: string; line: number } | null;
+}
+
+/**
+ * The visible marker that keeps a block out of the run, on the last line of prose above it:
+ * `_Not run by the guide tests: …_`. For blocks that are not meant to run here: a deployment's
+ * nginx file, a production `docker run` (which the image check runs instead), the demo the
+ * runner starts itself.
+ */
+const NOT_RUN = /^_Not run by the guide tests[:,]? ?(.*?)\.?_$/;
+
+export function guideBlocks(path: string, shownAs: string): GuideBlock[] {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const fences: { info: string; start: number; end: number }[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const open = /^```(\S*)\s*$/.exec(lines[index]!);
+    if (!open) continue;
+    const end = lines.findIndex((line, at) => at > index && line === '```');
+    if (end === -1) throw new Error(`${shownAs}:${index + 1}: a fence that never closes`);
+    fences.push({ info: open[1]!, start: index, end });
+    index = end;
+  }
+  const blocks: GuideBlock[] = [];
+  for (const [position, fence] of fences.entries()) {
+    if (fence.info !== 'sh') continue;
+    const next = fences[position + 1];
+    const sample = next && next.start === fence.end + 1 && next.info !== 'sh' ? { info: next.info, text: lines.slice(next.start + 1, next.end).join('\n'), line: next.start + 1 } : null;
+    blocks.push({
+      file: shownAs,
+      line: fence.start + 1,
+      code: lines.slice(fence.start + 1, fence.end).join('\n'),
+      notRun: notRunReason(lines, fence.start),
+      sample,
+    });
+  }
+  return blocks;
+}
+
+function notRunReason(lines: readonly string[], fenceIndex: number): string | null {
+  for (let index = fenceIndex - 1; index >= 0; index -= 1) {
+    const line = lines[index]!.trim();
+    if (line === '') continue;
+    const marker = NOT_RUN.exec(line);
+    return marker ? marker[1] || 'marked' : null;
+  }
+  return null;
+}
+
+/** A `<…>` placeholder a reader would have to fill in: a runnable block has none. */
+export function placeholderIn(code: string): string | null {
+  // Not a redirection (`< file`, `<<EOF`, `<(…)`): an angle bracket around words.
+  return /<[a-z][a-z0-9 _-]*(?: [a-z0-9 _-]+)*>/i.exec(code)?.[0] ?? null;
+}
+
+/** The key parseSample puts in an object the sample shows only in part. */
+export const PARTIAL = '__partial__';
+
+/**
+ * A sample as JSON, reading `…` as "more here, not shown": `{"a": 1, …}` and `[…]` parse, and
+ * the elided objects and arrays are marked so a comparison takes them as partial. Null when the
+ * sample is not JSON even so.
+ */
+export function parseSample(text: string): unknown {
+  const marked = text
+    .replace(/,\s*…\s*(?=[}\]])/g, `,"${PARTIAL}":true`)
+    .replace(/\{\s*…\s*\}/g, `{"${PARTIAL}":true}`)
+    .replace(/\[\s*…\s*\]/g, '[]')
+    .replace(/"\s*…"/g, '"')
+    .replace(/…/g, '');
+  try {
+    return JSON.parse(marked.replaceAll(`,"${PARTIAL}":true]`, ']'));
+  } catch {
+    return null;
+  }
+}
+
+/** The JSON documents in a block's output, one per line that parses, in order. */
+export function jsonAnswers(output: string): unknown[] {
+  const answers: unknown[] = [];
+  let pending = '';
+  for (const line of output.split('\n')) {
+    const text = pending === '' ? line : `${pending}\n${line}`;
+    if (!/^\s*[{[]/.test(text)) continue;
+    try {
+      answers.push(JSON.parse(text));
+      pending = '';
+    } catch {
+      pending = text;
+    }
+  }
+  return answers;
+}
+
+/** Values that differ on every run by design: ids, keys, pay tokens, times, request ids. */
+function varies(sample: unknown): boolean {
+  if (typeof sample !== 'string') return false;
+  return (
+    /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(sample) ||
+    /^[0-9a-f]{4,8}-?$/.test(sample) ||
+    /^dbk_/.test(sample) ||
+    /\/pay\/[A-Za-z0-9_-]+/.test(sample) ||
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(sample)
+  );
+}
+
+/**
+ * Where `answer` differs from `sample` in shape or figures, as a path and what differs, or null.
+ * An object marked partial (`…` in the sample) needs the sample's keys; otherwise the same keys.
+ * An array's first element stands for all. Ids, keys, pay links and times are not compared.
+ */
+export function differs(answer: unknown, sample: unknown, path = '$'): string | null {
+  if (sample === null || typeof sample !== 'object') {
+    if (varies(sample)) return null;
+    return JSON.stringify(answer) === JSON.stringify(sample) ? null : `${path}: ${JSON.stringify(answer)}, the page shows ${JSON.stringify(sample)}`;
+  }
+  if (Array.isArray(sample)) {
+    if (!Array.isArray(answer)) return `${path}: not an array`;
+    if (sample.length === 0 || answer.length === 0) return null;
+    return differs(answer[0], sample[0], `${path}[0]`);
+  }
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return `${path}: not an object`;
+  const shown = Object.keys(sample).filter((key) => key !== PARTIAL);
+  const partial = PARTIAL in sample;
+  const keys = Object.keys(answer);
+  const missing = shown.filter((key) => !keys.includes(key));
+  if (missing.length > 0) return `${path}: no ${missing.join(', ')}`;
+  if (!partial) {
+    const extra = keys.filter((key) => !shown.includes(key));
+    if (extra.length > 0) return `${path}: also ${extra.join(', ')}, which the page does not show`;
+  }
+  for (const key of shown) {
+    const found = differs((answer as Record<string, unknown>)[key], (sample as Record<string, unknown>)[key], `${path}.${key}`);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** A block's exit status (-1 when it never finished) and what it printed, stderr included. */
+export interface BlockRun {
+  status: number;
+  output: string;
+}
+
+/** What is wrong with a block's run, or null. */
+export function problemOf(block: GuideBlock, run: BlockRun): string | null {
+  const placeholder = placeholderIn(block.code);
+  if (placeholder) return `holds the placeholder ${placeholder}: capture the value with a command the reader sees`;
+  if (/command not found/.test(run.output)) return `a command is not found:\n${run.output}`;
+  if (run.status !== 0) return `exits ${run.status}:\n${run.output}`;
+  const statusLine = block.sample && /^HTTP\/[\d.]+ \d{3}.*$/m.exec(block.sample.text)?.[0];
+  if (statusLine && !run.output.split('\n').some((line) => line.trim() === statusLine.trim())) {
+    return `does not answer ${statusLine} as the sample at line ${block.sample!.line} shows:\n${run.output.slice(0, 2000)}`;
+  }
+  const answers = jsonAnswers(run.output);
+  const sample = block.sample?.info === 'json' ? parseSample(block.sample.text) : null;
+  const showsError = sample !== null && typeof sample === 'object' && 'error' in (sample as object);
+  const error = answers.find((answer) => answer !== null && typeof answer === 'object' && 'error' in (answer as object));
+  if (error && !showsError) return `answers an error the page does not show: ${JSON.stringify(error)}`;
+  if (sample !== null) {
+    const last = answers.at(-1);
+    if (last === undefined) return `prints no JSON; the page shows:\n${block.sample!.text}`;
+    const difference = differs(last, sample);
+    if (difference) return `differs from the sample at line ${block.sample!.line}: ${difference}\n  the answer: ${JSON.stringify(last).slice(0, 3000)}`;
+  }
+  return null;
+}
