@@ -59,13 +59,30 @@ describe('the guides runner', () => {
   });
 
   it('reads a sample with … as partial, and compares shape and figures, ids and pay links aside', () => {
-    const sample = parseSample('{"entity": "Lakeside Bakery", "totals": {"debit": {"cents": "100", …}}, "id": "eeb06a06-…"}');
-    expect(sample).to.deep.equal({ entity: 'Lakeside Bakery', totals: { debit: { cents: '100', [PARTIAL]: true } }, id: 'eeb06a06-' });
-    const answer = { entity: 'Lakeside Bakery', totals: { debit: { cents: '100', formatted: '$1.00' } }, id: '0b8e1f5e-1111-4111-8111-111111111111' };
+    const sample = parseSample('{"entity": "Lakeside Bakery", "totals": {"debit": {"cents": "100", …}}, "id": "eeb06a06-…", "cursor": "eyJ2…", "rows": [{"n": 1}, …], "all": [1, 2]}');
+    expect(sample).to.deep.equal({ entity: 'Lakeside Bakery', totals: { debit: { cents: '100', [PARTIAL]: true } }, id: 'eeb06a06-…', cursor: 'eyJ2…', rows: [{ n: 1 }], all: [1, 2] });
+    const answer = {
+      entity: 'Lakeside Bakery',
+      totals: { debit: { cents: '100', formatted: '$1.00' } },
+      id: '0b8e1f5e-1111-4111-8111-111111111111',
+      cursor: 'eyJ2IjoxfQ',
+      rows: [{ n: 1 }, { n: 2 }],
+      all: [1, 2],
+    };
     expect(differs(answer, sample)).to.equal(null);
     expect(differs({ ...answer, entity: 'Ridgeline' }, sample)).to.equal('$.entity: "Ridgeline", the page shows "Lakeside Bakery"');
     expect(differs({ ...answer, extra: 1 }, sample)).to.equal('$: also extra, which the page does not show');
-    expect(differs({ entity: 'Lakeside Bakery', id: 'x' }, sample)).to.equal('$: no totals');
+    expect(differs({ ...answer, cursor: 'abc' }, sample)).to.equal('$.cursor: "abc", the page shows "eyJ2…"');
+    expect(differs({ ...answer, all: [1, 3] }, sample)).to.equal('$.all[1]: 3, the page shows 2');
+    expect(differs({ ...answer, all: [1] }, sample)).to.equal('$.all: 1 items, the page shows 2');
+    expect(differs({ ...answer, all: [1, 2, 3] }, sample), 'the first items shown').to.equal(null);
+    expect(differs({ entity: 'Lakeside Bakery', id: 'x' }, sample)).to.equal('$: no totals, cursor, rows, all');
+    expect(parseSample('{"a": 1} {"b": 2}'), 'two answers in one sample').to.equal(null);
+    const elided = parseSample('[1, …, 4]');
+    expect(elided).to.deep.equal([1, 4]);
+    expect(differs([1, 2, 3, 4], elided), 'the items between elided').to.equal(null);
+    expect(differs([1, 2, 3], elided)).to.equal("$: nothing from item 1 on is like the page's item 1 ($[1]: 2, the page shows 4)");
+    expect(differs([{ a: 1 }, { a: 2 }, { a: 3 }], parseSample('[{"a": 1}, {…}, {"a": 3}]'))).to.equal(null);
   });
 
   it('collects the JSON a block printed, one document a line or spread over lines', () => {

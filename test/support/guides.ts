@@ -71,23 +71,56 @@ export function placeholderIn(code: string): string | null {
 /** The key parseSample puts in an object the sample shows only in part. */
 export const PARTIAL = '__partial__';
 
+/** What parseSample puts in an array for `…`: removed again after parsing, leaving the array marked partial. */
+const MORE_ITEMS = '__more__';
+/** Arrays the sample shows only in part (it had `…` among their items). */
+const partialArrays = new WeakSet<object>();
+
 /**
- * A sample as JSON, reading `…` as "more here, not shown": `{"a": 1, …}` and `[…]` parse, and
- * the elided objects and arrays are marked so a comparison takes them as partial. Null when the
- * sample is not JSON even so.
+ * A sample as JSON, reading `…` as "more here, not shown": in an object (`{"a": 1, …}`) the
+ * object is partial, in an array (`[1, …]`, `[…, 3]`) the array is, a string `"…"` stands for
+ * any value and `"abc…"` for any string starting `abc`. Null when the sample is not JSON even so.
  */
 export function parseSample(text: string): unknown {
-  const marked = text
-    .replace(/,\s*…\s*(?=[}\]])/g, `,"${PARTIAL}":true`)
-    .replace(/\{\s*…\s*\}/g, `{"${PARTIAL}":true}`)
-    .replace(/\[\s*…\s*\]/g, '[]')
-    .replace(/"\s*…"/g, '"')
-    .replace(/…/g, '');
+  let out = '';
+  let inString = false;
+  const stack: string[] = [];
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]!;
+    if (inString) {
+      out += char;
+      if (char === '\\') out += text[++index] ?? '';
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === '{' || char === '[') stack.push(char);
+    else if (char === '}' || char === ']') stack.pop();
+    if (char !== '…') {
+      out += char;
+      continue;
+    }
+    out += stack.at(-1) === '{' ? `"${PARTIAL}":true` : `"${MORE_ITEMS}"`;
+  }
   try {
-    return JSON.parse(marked.replaceAll(`,"${PARTIAL}":true]`, ']'));
+    return markPartialArrays(JSON.parse(out));
   } catch {
     return null;
   }
+}
+
+function markPartialArrays(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    // `…` or `{…}` among the items: items elided there.
+    const elided = (item: unknown) => item === MORE_ITEMS || (item !== null && typeof item === 'object' && Object.keys(item).join() === PARTIAL);
+    const items = value.filter((item) => !elided(item)).map(markPartialArrays);
+    if (items.length < value.length) partialArrays.add(items);
+    return items;
+  }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, markPartialArrays(item)]));
+  }
+  return value;
 }
 
 /** The JSON documents in a block's output, one per line that parses, in order. */
@@ -107,32 +140,41 @@ export function jsonAnswers(output: string): unknown[] {
   return answers;
 }
 
-/** Values that differ on every run by design: ids, keys, pay tokens, times, request ids. */
+/** Values that differ on every run by design: ids (whole, or their first characters and `…`), keys, pay links. */
 function varies(sample: unknown): boolean {
   if (typeof sample !== 'string') return false;
   return (
     /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/.test(sample) ||
-    /^[0-9a-f]{4,8}-?$/.test(sample) ||
     /^dbk_/.test(sample) ||
-    /\/pay\/[A-Za-z0-9_-]+/.test(sample) ||
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(sample)
+    /^[0-9a-f]{4,8}(?:-[0-9a-f]{0,4})?…$/.test(sample) ||
+    /\/pay\/[A-Za-z0-9_-]+/.test(sample)
   );
 }
 
 /**
  * Where `answer` differs from `sample` in shape or figures, as a path and what differs, or null.
  * An object marked partial (`…` in the sample) needs the sample's keys; otherwise the same keys.
- * An array's first element stands for all. Ids, keys, pay links and times are not compared.
+ * An array's items as shown must be its first items, item for item (a page may show a list's
+ * first rows); with `…` or `{…}` among them, they must appear in the answer in that order. Ids,
+ * keys and pay links are not compared; `"…"` matches anything and `"abc…"` what starts `abc`.
  */
 export function differs(answer: unknown, sample: unknown, path = '$'): string | null {
   if (sample === null || typeof sample !== 'object') {
-    if (varies(sample)) return null;
+    if (varies(sample) || sample === '…') return null;
+    if (typeof sample === 'string' && sample.endsWith('…')) {
+      return typeof answer === 'string' && answer.startsWith(sample.slice(0, -1)) ? null : `${path}: ${JSON.stringify(answer)}, the page shows ${JSON.stringify(sample)}`;
+    }
     return JSON.stringify(answer) === JSON.stringify(sample) ? null : `${path}: ${JSON.stringify(answer)}, the page shows ${JSON.stringify(sample)}`;
   }
   if (Array.isArray(sample)) {
     if (!Array.isArray(answer)) return `${path}: not an array`;
-    if (sample.length === 0 || answer.length === 0) return null;
-    return differs(answer[0], sample[0], `${path}[0]`);
+    if (partialArrays.has(sample)) return shownInOrder(answer, sample, path);
+    if (answer.length < sample.length) return `${path}: ${answer.length} items, the page shows ${sample.length}`;
+    for (const [index, item] of sample.entries()) {
+      const found = differs(answer[index], item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return null;
   }
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return `${path}: not an object`;
   const shown = Object.keys(sample).filter((key) => key !== PARTIAL);
@@ -147,6 +189,17 @@ export function differs(answer: unknown, sample: unknown, path = '$'): string | 
   for (const key of shown) {
     const found = differs((answer as Record<string, unknown>)[key], (sample as Record<string, unknown>)[key], `${path}.${key}`);
     if (found) return found;
+  }
+  return null;
+}
+
+/** Each item of `sample`, in order, matched by a later item of `answer` (the items between elided). */
+function shownInOrder(answer: unknown[], sample: unknown[], path: string): string | null {
+  let from = 0;
+  for (const [index, item] of sample.entries()) {
+    const at = answer.findIndex((candidate, position) => position >= from && differs(candidate, item) === null);
+    if (at === -1) return `${path}: nothing from item ${from} on is like the page's item ${index} (${differs(answer[from], item, `${path}[${from}]`) ?? 'none left'})`;
+    from = at + 1;
   }
   return null;
 }
@@ -169,6 +222,7 @@ export function problemOf(block: GuideBlock, run: BlockRun): string | null {
   }
   const answers = jsonAnswers(run.output);
   const sample = block.sample?.info === 'json' ? parseSample(block.sample.text) : null;
+  if (block.sample?.info === 'json' && sample === null) return `the sample at line ${block.sample.line} is not JSON, even reading … as "more not shown"`;
   const showsError = sample !== null && typeof sample === 'object' && 'error' in (sample as object);
   const error = answers.find((answer) => answer !== null && typeof answer === 'object' && 'error' in (answer as object));
   if (error && !showsError) return `answers an error the page does not show: ${JSON.stringify(error)}`;
