@@ -76,33 +76,32 @@ export const MAX_PDF_DESCRIPTION_CHARACTERS = 200_000;
 
 /** The invoice as PDF bytes. */
 export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
-  assertInput(input);
-  const doc = newDocument(input);
-  const done = collect(doc);
-  const sheet = new Sheet(doc, input.invoice.number);
-  drawHeading(sheet, input);
-  drawParties(sheet, input);
-  drawStanding(sheet, input.invoice);
-  drawLines(sheet, input);
-  drawTotals(sheet, input.invoice);
-  drawPayments(sheet, input.invoice);
-  drawMemo(sheet, input.invoice);
-  drawPayLink(sheet, input);
-  drawPageNumbers(sheet);
-  doc.end();
-  return done;
+  return drawDocument(input, (sheet) => {
+    drawLines(sheet, input);
+    drawTotals(sheet, input.invoice);
+    drawPayments(sheet, input.invoice);
+    drawMemo(sheet, input.invoice);
+    drawPayLink(sheet, input);
+    drawPageNumbers(sheet);
+  });
 }
 
 /** A void invoice's document: its heading and parties and that nothing is owed, on one page, without its lines. */
 export async function renderVoidInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
-  assertInput(input);
   if (input.invoice.status !== 'void') throw new Error(`renderVoidInvoicePdf: invoice ${input.invoice.number} is ${input.invoice.status}, not void`);
+  return drawDocument(input, () => {});
+}
+
+/** The document's heading, parties and standing (void, paid), then `rest`; its bytes once ended. */
+function drawDocument(input: InvoicePdfInput, rest: (sheet: Sheet) => void): Promise<Buffer> {
+  assertInput(input);
   const doc = newDocument(input);
   const done = collect(doc);
   const sheet = new Sheet(doc, input.invoice.number);
   drawHeading(sheet, input);
   drawParties(sheet, input);
   drawStanding(sheet, input.invoice);
+  rest(sheet);
   doc.end();
   return done;
 }

@@ -5,11 +5,11 @@ import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { relinkInvoice } from '../../src/books/invoices.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { PAY_PAGE_REQUESTS_PER_WINDOW } from '../../src/http/pay-page.js';
-import type { InvoicePdfInput } from '../../src/pdf/invoice-pdf.js';
 import { holdPdfRenders, RenderThread } from '../../src/pdf/renderer.js';
 import type { TestApp } from '../support/app.js';
 import { useAppAt } from '../support/api.js';
 import { getInvoice, type IssuedInvoice, issueInvoice, newBooks } from '../support/invoicing.js';
+import { buildInput } from '../support/invoice-pdf-input.js';
 import { readPdf } from '../support/pdf.js';
 
 /**
@@ -155,36 +155,7 @@ describe('invoice PDFs: drawn off the request thread, once per state, and kept',
 });
 
 describe('the PDF thread (src/pdf/renderer.ts)', () => {
-  const input = (number: string): InvoicePdfInput => ({
-    invoice: {
-      id: `invoice-${number}`,
-      businessId: 'business-1',
-      tenantId: 'tenant-1',
-      number,
-      status: 'sent',
-      currency: 'USD',
-      customer: { id: 'customer-1', name: 'Jo Customer', email: null },
-      issueDate: '2026-03-15',
-      dueDate: '2026-04-14',
-      paymentTermsDays: 30,
-      taxRatePercent: null,
-      subtotalCents: 25000n,
-      taxCents: 0n,
-      totalCents: 25000n,
-      paidCents: 0n,
-      memo: null,
-      usdPerUnit: '1',
-      subtotalUsdCents: 25000n,
-      taxUsdCents: 0n,
-      journalEntryId: 'entry-1',
-      sentAt: '2026-03-15T12:00:00.000Z',
-      lines: [{ description: 'Consulting', quantity: '2', unitPriceCents: 12500n, amountCents: 25000n, accountId: 'a', account: 'Service Revenue' }],
-      payments: [],
-    },
-    business: { name: 'Harbor Design' },
-    customerAddressLines: [],
-    payUrl: 'https://books.example.test/pay/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde',
-  });
+  const input = (number: string) => buildInput({ id: `invoice-${number}`, number });
 
   it('stops a render that runs past its time limit, and the next render, on a new thread, gets its own PDF', async () => {
     const thread = new RenderThread({ timeLimitMs: 3_000 });

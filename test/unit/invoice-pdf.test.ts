@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Invoice, InvoiceLine } from '../../src/books/invoices.js';
+import type { Invoice } from '../../src/books/invoices.js';
 import { CURRENCIES } from '../../src/money.js';
 import {
-  type InvoicePdfInput,
   invoicePdfFilename,
   linesShownInPdf,
   MAX_PDF_DESCRIPTION_CHARACTERS,
@@ -11,52 +10,13 @@ import {
   renderInvoicePdf,
   renderVoidInvoicePdf,
 } from '../../src/pdf/invoice-pdf.js';
+import { buildInput, buildLine, PAY_URL } from '../support/invoice-pdf-input.js';
 import { expectEmbeddedFontsOnly, type ReadPdf, readPdf } from '../support/pdf.js';
 
 /**
  * The invoice PDF on its own, from invoices built here: layout across pages, wrapping, paper,
  * fonts and the same bytes every time. test/api/invoice-pdf.test.ts checks it against the API.
  */
-
-const PAY_URL = 'https://books.example.test/pay/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
-
-function buildLine(overrides: Partial<InvoiceLine> = {}): InvoiceLine {
-  return { description: 'Consulting', quantity: '2', unitPriceCents: 12500n, amountCents: 25000n, accountId: 'account-1', account: 'Service Revenue', ...overrides };
-}
-
-/** A sent USD invoice of one line, 2 x $125.00, nothing paid, unless told otherwise. */
-function buildInvoice(overrides: Partial<Invoice> = {}): Invoice {
-  return {
-    id: 'invoice-1',
-    businessId: 'business-1',
-    tenantId: 'tenant-1',
-    number: 'INV-0042',
-    status: 'sent',
-    currency: 'USD',
-    customer: { id: 'customer-1', name: 'Jo Customer', email: 'jo@customer.example' },
-    issueDate: '2026-03-15',
-    dueDate: '2026-04-14',
-    paymentTermsDays: 30,
-    taxRatePercent: null,
-    subtotalCents: 25000n,
-    taxCents: 0n,
-    totalCents: 25000n,
-    paidCents: 0n,
-    memo: null,
-    usdPerUnit: '1',
-    subtotalUsdCents: 25000n,
-    taxUsdCents: 0n,
-    journalEntryId: 'entry-1',
-    sentAt: '2026-03-15T12:00:00.000Z',
-    lines: [buildLine()],
-    payments: [],
-    ...overrides,
-  };
-}
-
-function buildInput(overrides: Partial<Invoice> = {}, input: Partial<Omit<InvoicePdfInput, 'invoice'>> = {}): InvoicePdfInput {
-  return { invoice: buildInvoice(overrides), business: { name: 'Harbor Design' }, customerAddressLines: [], payUrl: PAY_URL, ...input };
-}
 
 /** Lines of `count`, each "Item n" at 1 x $10.00, with the subtotal and total they make. */
 function manyLines(count: number): Partial<Invoice> {
