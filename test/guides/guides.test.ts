@@ -3,9 +3,10 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { projectRoot } from '../../src/paths.js';
-import { type BlockRun, type GuideBlock, guideBlocks, problemOf } from '../support/guides.js';
+import { type BlockRun, FAILED_MARK, type GuideBlock, guideBlocks, problemOf } from '../support/guides.js';
 
 /**
  * The guides run as written. Each guide's shell blocks are pasted, in order, into one bash
@@ -28,20 +29,6 @@ const GUIDES_DAY = '2026-11-20';
  * other guide with a shell block runs, a new one included.
  */
 const NOT_YET: readonly string[] = [
-  'docs/authentication.md',
-  'docs/cli.md',
-  'docs/client.md',
-  'docs/deployment.md',
-  'docs/errors.md',
-  'docs/idempotency.md',
-  'docs/invoicing.md',
-  'docs/money.md',
-  'docs/operations.md',
-  'docs/pagination.md',
-  'docs/performance.md',
-  'docs/rate-limits.md',
-  'docs/security.md',
-  'docs/testing-with-daybook.md',
 ];
 
 const BLOCK_SECONDS = 60;
@@ -54,31 +41,51 @@ interface Demo {
 }
 
 async function startDemo(folder: string): Promise<Demo> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin/daybook.js'), '--json', 'demo', '--port', '0', '--clock', GUIDES_DAY], {
+  // A port of its own, so the demo's pay links and evidence links name it (with --port 0 they
+  // would name the default 3000); the answers are read back as the page's port 3000.
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(projectRoot, 'bin/daybook.js'), '--json', 'demo', '--port', String(port), '--clock', GUIDES_DAY], {
     cwd: folder,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent', DAYBOOK_DB: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DAYBOOK_LOG_LEVEL: 'warn', DAYBOOK_DB: '' },
   });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const [line] = (await Promise.race([
     createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next().then((next) => [next.value as string]),
-    new Promise((_resolve, reject) => child.once('exit', (code) => reject(new Error(`the demo exited (${String(code)}) before it was ready`)))),
+    new Promise((_resolve, reject) => child.once('exit', (code) => reject(new Error(`the demo exited (${String(code)}) before it was ready: ${stderr}`)))),
   ])) as [string];
-  const printed = JSON.parse(line) as { url: string; shell: string };
-  return { child, port: Number(new URL(printed.url).port), shell: printed.shell };
+  if (line === undefined) throw new Error(`the demo printed nothing before it ended: ${stderr}`);
+  const printed = JSON.parse(line) as { shell: string };
+  return { child, port, shell: printed.shell };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
 }
 
 /**
  * Pastes `blocks` into one bash, in order, and returns each one's exit status and output. The
- * page's address (port 3000) becomes the demo's.
+ * page's address (port 3000) becomes the demo's, and the demo's port in the answers 3000 again.
  */
 function runBlocks(blocks: readonly GuideBlock[], demo: Demo, folder: string): BlockRun[] {
   const separator = '\u001eDAYBOOK-GUIDE';
   const script = [
+    // Standard error beside standard output, in order, so each block's messages stay with it.
+    'exec 2>&1',
+    // Any command that fails, not only a block's last, is a failure of its block.
+    `trap 'printf "\\n${FAILED_MARK} %s (exit %d)\\n" "$BASH_COMMAND" "$?"' ERR`,
     demo.shell,
     ...blocks.map((block, index) => [`printf '\\n${separator} %d\\n' ${index}`, atPort(block.code, demo.port), `printf '\\n${separator}-STATUS %d %d\\n' ${index} "$?"`].join('\n')),
   ].join('\n');
-  const ran = spawnSync('bash', ['-c', script], { cwd: folder, encoding: 'utf8', timeout: BLOCK_SECONDS * 1000 * blocks.length, env: { ...process.env, DAYBOOK_DB: '' } });
-  const text = `${ran.stdout}${ran.stderr}`;
+  const ran = spawnSync('bash', ['-c', script], { cwd: folder, encoding: 'utf8', timeout: BLOCK_SECONDS * 1000 * blocks.length, env: { ...process.env, DAYBOOK_DB: '', LANG: process.env['LANG'] || 'C.UTF-8' } });
+  const text = `${ran.stdout}${ran.stderr}`.replaceAll(`127.0.0.1:${demo.port}`, '127.0.0.1:3000').replaceAll(`localhost:${demo.port}`, 'localhost:3000');
   return blocks.map((_block, index) => {
     const start = text.indexOf(`${separator} ${index}\n`);
     const end = text.indexOf(`${separator}-STATUS ${index} `);

@@ -52,6 +52,11 @@ describe('the guides runner', () => {
     ]);
   });
 
+  it('reads a block indented inside a list item', () => {
+    const blocks = page(['1. Back up first:', '', '   ```sh', '   daybook backup --to x.sqlite', '   ```', '   ```json', '   {"ok": true}', '   ```'].join('\n'));
+    expect(blocks.map((block) => [block.line, block.code, block.sample?.text])).to.deep.equal([[3, 'daybook backup --to x.sqlite', '{"ok": true}']]);
+  });
+
   it('finds a placeholder a reader would have to fill in, and not a redirection', () => {
     expect(placeholderIn('curl -s "$API/transactions/<id from the list>"')).to.equal('<id from the list>');
     expect(placeholderIn('daybook key create --account <account-id>')).to.equal('<account-id>');
@@ -87,6 +92,7 @@ describe('the guides runner', () => {
 
   it('collects the JSON a block printed, one document a line or spread over lines', () => {
     expect(jsonAnswers('HTTP/1.1 200 OK\n{"a": 1}\n{\n  "b": 2\n}\nplain')).to.deep.equal([{ a: 1 }, { b: 2 }]);
+    expect(jsonAnswers('{"a": "}"}{"error": {"code": "x"}}[1]'), 'answers one after another on a line').to.deep.equal([{ a: '}' }, { error: { code: 'x' } }, [1]]);
   });
 
   it('fails a block that exits non-zero, misses a command, answers an error the page does not show, or differs from its sample', () => {
@@ -96,6 +102,7 @@ describe('the guides runner', () => {
     expect(problemOf(block!, { status: 0, output: 'bash: daybook: command not found' })).to.match(/^a command is not found/);
     expect(problemOf(block!, { status: 0, output: '{"error": {"code": "not_found"}}' })).to.match(/^answers an error the page does not show/);
     expect(problemOf(block!, { status: 0, output: '{"count": "3"}' })).to.equal('differs from the sample at line 4: $.count: "3", the page shows "2"\n  the answer: {"count":"3"}');
+    expect(problemOf(block!, { status: 0, output: `\u001eDAYBOOK-GUIDE-FAILED hledger -f books.journal bal (exit 1)\n{"count": "2"}` })).to.match(/^a command fails: hledger -f books.journal bal \(exit 1\)/);
     const [placeholder] = page(['```sh', 'curl -s "$API/invoices/<id>"', '```'].join('\n'));
     expect(problemOf(placeholder!, { status: 0, output: '' })).to.match(/placeholder <id>/);
   });

@@ -27,24 +27,27 @@ const NOT_RUN = /^_Not run by the guide tests[:,]? ?(.*?)\.?_$/;
 
 export function guideBlocks(path: string, shownAs: string): GuideBlock[] {
   const lines = readFileSync(path, 'utf8').split('\n');
-  const fences: { info: string; start: number; end: number }[] = [];
+  // A fence may be indented (a block inside a list item): it closes at the same indentation.
+  const fences: { info: string; start: number; end: number; indent: number }[] = [];
   for (let index = 0; index < lines.length; index += 1) {
-    const open = /^```(\S*)\s*$/.exec(lines[index]!);
+    const open = /^( *)```(\S*)\s*$/.exec(lines[index]!);
     if (!open) continue;
-    const end = lines.findIndex((line, at) => at > index && line === '```');
+    const indent = open[1]!.length;
+    const end = lines.findIndex((line, at) => at > index && line === `${' '.repeat(indent)}\`\`\``);
     if (end === -1) throw new Error(`${shownAs}:${index + 1}: a fence that never closes`);
-    fences.push({ info: open[1]!, start: index, end });
+    fences.push({ info: open[2]!, start: index, end, indent });
     index = end;
   }
   const blocks: GuideBlock[] = [];
   for (const [position, fence] of fences.entries()) {
     if (fence.info !== 'sh') continue;
     const next = fences[position + 1];
-    const sample = next && next.start === fence.end + 1 && next.info !== 'sh' ? { info: next.info, text: lines.slice(next.start + 1, next.end).join('\n'), line: next.start + 1 } : null;
+    const body = (from: number, to: number, indent: number) => lines.slice(from + 1, to).map((line) => line.slice(indent)).join('\n');
+    const sample = next && next.start === fence.end + 1 && next.info !== 'sh' ? { info: next.info, text: body(next.start, next.end, next.indent), line: next.start + 1 } : null;
     blocks.push({
       file: shownAs,
       line: fence.start + 1,
-      code: lines.slice(fence.start + 1, fence.end).join('\n'),
+      code: body(fence.start, fence.end, fence.indent),
       notRun: notRunReason(lines, fence.start),
       sample,
     });
@@ -123,21 +126,37 @@ function markPartialArrays(value: unknown): unknown {
   return value;
 }
 
-/** The JSON documents in a block's output, one per line that parses, in order. */
+/** The JSON documents in a block's output, in order: one a line, spread over lines, or several on one line (curl -s adds no newline). */
 export function jsonAnswers(output: string): unknown[] {
   const answers: unknown[] = [];
-  let pending = '';
-  for (const line of output.split('\n')) {
-    const text = pending === '' ? line : `${pending}\n${line}`;
-    if (!/^\s*[{[]/.test(text)) continue;
+  for (let start = 0; start < output.length; start += 1) {
+    if (output[start] !== '{' && output[start] !== '[') continue;
+    const end = closingOf(output, start);
+    if (end === -1) continue;
     try {
-      answers.push(JSON.parse(text));
-      pending = '';
+      answers.push(JSON.parse(output.slice(start, end + 1)));
+      start = end;
     } catch {
-      pending = text;
+      // Not JSON after all (a bracket in prose): go on from the next character.
     }
   }
   return answers;
+}
+
+/** Where the bracket opened at `start` closes, strings skipped; -1 when it never does. */
+function closingOf(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index += 1) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') depth += 1;
+    else if ((char === '}' || char === ']') && --depth === 0) return index;
+  }
+  return -1;
 }
 
 /** Values that differ on every run by design: ids (whole, or their first characters and `…`), keys, pay links. */
@@ -204,6 +223,9 @@ function shownInOrder(answer: unknown[], sample: unknown[], path: string): strin
   return null;
 }
 
+/** What the runner's bash prints when any command of a block fails (its ERR trap), then the command and its status. */
+export const FAILED_MARK = '\u001eDAYBOOK-GUIDE-FAILED';
+
 /** A block's exit status (-1 when it never finished) and what it printed, stderr included. */
 export interface BlockRun {
   status: number;
@@ -215,6 +237,8 @@ export function problemOf(block: GuideBlock, run: BlockRun): string | null {
   const placeholder = placeholderIn(block.code);
   if (placeholder) return `holds the placeholder ${placeholder}: capture the value with a command the reader sees`;
   if (/command not found/.test(run.output)) return `a command is not found:\n${run.output}`;
+  const failed = new RegExp(`^${FAILED_MARK} (.*)$`, 'm').exec(run.output);
+  if (failed) return `a command fails: ${failed[1]}\n${run.output.replace(new RegExp(`^${FAILED_MARK} .*\n?`, 'gm'), '')}`;
   if (run.status !== 0) return `exits ${run.status}:\n${run.output}`;
   const statusLine = block.sample && /^HTTP\/[\d.]+ \d{3}.*$/m.exec(block.sample.text)?.[0];
   if (statusLine && !run.output.split('\n').some((line) => line.trim() === statusLine.trim())) {
