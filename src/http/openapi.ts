@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ErrorBody } from '../schemas/common.js';
+import { type Example, OPERATION_EXAMPLES, type OperationExamples } from '../schemas/examples.js';
 import type { Operation } from './operation.js';
 import { COMMON_ERROR_CODES } from './reply-check.js';
 
@@ -8,7 +9,8 @@ import { COMMON_ERROR_CODES } from './reply-check.js';
  * The OpenAPI 3.1 document of /api/v1, built at start-up from the same TypeBox schemas that
  * validate each request and describe each answer, so the document cannot drift from the code.
  * A schema with a `title` that more than one place uses (Money, Error, ...) becomes a reusable
- * component; everything else stays inline.
+ * component; everything else stays inline. Each operation carries the examples of
+ * src/schemas/examples.ts: its typical parameters, request bodies and answers.
  */
 
 
@@ -59,7 +61,7 @@ export function openApiPath(routerPath: string): string {
   return routerPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 }
 
-function parameters(where: 'path' | 'query', schema: TObject, components: Components): Json[] {
+function parameters(where: 'path' | 'query', schema: TObject, examples: OperationExamples['parameters'], components: Components): Json[] {
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties).map(([name, property]) => {
     const json = plain(property);
@@ -70,8 +72,14 @@ function parameters(where: 'path' | 'query', schema: TObject, components: Compon
       required: where === 'path' || required.has(name),
       ...(description ? { description } : {}),
       schema: components.use(json),
+      ...(examples && Object.hasOwn(examples, name) ? { example: examples[name] } : {}),
     };
   });
+}
+
+/** A media type's `examples`: named Example Objects. */
+function examplesField(examples: Readonly<Record<string, Example>> | undefined): Json {
+  return examples ? { examples: Object.fromEntries(Object.entries(examples).map(([name, example]) => [name, { summary: example.summary, value: example.value }])) } : {};
 }
 
 const RATE_LIMIT_HEADERS = {
@@ -82,14 +90,19 @@ const RATE_LIMIT_HEADERS = {
 const REQUEST_ID_HEADER = { 'x-request-id': { description: 'the id of this request, also in every error body', required: true, schema: { type: 'string' } } };
 const RETRY_AFTER_HEADER = { 'retry-after': { description: 'whole seconds until the rate window ends', required: true, schema: { type: 'integer', minimum: 1 } } };
 
-/** The Error body, its code narrowed to the codes this status can carry for this operation. */
+/**
+ * The Error body, its code narrowed to the codes this status can carry for this operation. The
+ * narrowing names message and requestId too: a checker that closes every object it reads (as
+ * Redocly's example check does) reads each branch of the allOf alone.
+ */
 function errorSchema(codes: readonly ErrorCode[], components: Components): Json {
+  const narrowed = { code: { type: 'string', enum: [...codes] }, message: { type: 'string' }, requestId: { type: 'string' } };
   return {
-    allOf: [components.use(plain(ErrorBody)), { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } } } }],
+    allOf: [components.use(plain(ErrorBody)), { type: 'object', properties: { error: { type: 'object', properties: narrowed } } }],
   };
 }
 
-function errorResponses(operation: Operation, components: Components): Record<string, Json> {
+function errorResponses(operation: Operation, examples: OperationExamples | undefined, components: Components): Record<string, Json> {
   const byStatus = new Map<number, ErrorCode[]>();
   // Any POST may meet an Idempotency-Key clash (spec, Idempotency rule 3), as reply-check.ts holds.
   const idempotency: ErrorCode[] = operation.method === 'POST' ? ['conflict'] : [];
@@ -105,26 +118,27 @@ function errorResponses(operation: Operation, components: Components): Record<st
       {
         description: `error: ${codes.join(', ')}`,
         headers: status === ERROR_STATUS.rate_limited ? { ...REQUEST_ID_HEADER, ...RETRY_AFTER_HEADER } : REQUEST_ID_HEADER,
-        content: { 'application/json': { schema: errorSchema(codes, components) } },
+        content: { 'application/json': { schema: errorSchema(codes, components), ...examplesField(examples?.responses[status]) } },
       },
     ]),
   );
 }
 
 /** A POST whose body has no required field may be sent without one (spec, "Rules that apply to every request", rule 3). */
-function requestBody(operation: Operation, components: Components): Json {
+function requestBody(operation: Operation, examples: OperationExamples | undefined, components: Components): Json {
   const required = (operation.body.required ?? []).length > 0;
-  return { required, content: { 'application/json': { schema: components.use(plain(operation.body)) } } };
+  return { required, content: { 'application/json': { schema: components.use(plain(operation.body)), ...examplesField(examples?.requests) } } };
 }
 
 function operationObject(operation: Operation, components: Components): Json {
+  const examples: OperationExamples | undefined = OPERATION_EXAMPLES[operation.id];
   const success = Object.fromEntries(
     Object.entries(operation.responses).map(([status, response]) => [
       status,
       {
         description: response.description,
         headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
-        content: { 'application/json': { schema: components.use(plain(response.schema)) } },
+        content: { 'application/json': { schema: components.use(plain(response.schema)), ...examplesField(examples?.responses[Number(status)]) } },
       },
     ]),
   );
@@ -146,9 +160,13 @@ function operationObject(operation: Operation, components: Components): Json {
     ...(operation.description ? { description: operation.description } : {}),
     tags: [operation.id.split('.')[0]],
     'x-permission': operation.permission,
-    parameters: [...parameters('path', operation.params, components), ...parameters('query', operation.query, components), ...idempotencyKey],
-    ...(operation.method === 'POST' ? { requestBody: requestBody(operation, components) } : {}),
-    responses: { ...success, ...errorResponses(operation, components) },
+    parameters: [
+      ...parameters('path', operation.params, examples?.parameters, components),
+      ...parameters('query', operation.query, examples?.parameters, components),
+      ...idempotencyKey,
+    ],
+    ...(operation.method === 'POST' ? { requestBody: requestBody(operation, examples, components) } : {}),
+    responses: { ...success, ...errorResponses(operation, examples, components) },
   };
 }
 

@@ -20,6 +20,14 @@ export function Strict<T extends TProperties>(properties: T, options: { descript
 }
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+
+/** `entityId` (spec, Endpoints: the entity rule), said where a client generator shows it. */
+export const EntityId = Type.String({
+  format: 'uuid',
+  description:
+    'the business (a UUID). Required when the key reaches more than one business: omitting it then is 422 validation_failed (`entityId: required when the key can reach more than one business`); it may be omitted only when the key reaches exactly one. A business the key was not given is 403 entity_not_allowed; an id that is no business of the account is 404 not_found.',
+});
+
 export const IsoDate = Type.String({ format: 'date', description: 'calendar date YYYY-MM-DD', title: 'Date' });
 
 /**
@@ -37,6 +45,40 @@ export const DigitString = Type.String({
   description: 'whole cents as a digit string',
   title: 'Cents',
 });
+
+/**
+ * Whole cents that must be more than zero (an expense, a payment): a Cents string with a digit
+ * other than 0 in it. Two patterns, so each refusal keeps its own message ("abc" is no digit
+ * string, "0" is not greater than zero); ajv checks the allOf first.
+ */
+export const PositiveCents = Type.Unsafe<string>({
+  type: 'string',
+  allOf: [DigitString],
+  pattern: '^0*[1-9][0-9]*$',
+  'x-error': 'must be greater than zero',
+  description: 'whole cents as a digit string, greater than zero',
+  title: 'PositiveCents',
+});
+
+/**
+ * An email address as the server checks it: a dot-atom local part, `@`, and a domain of two or
+ * more labels of letters, digits and inner hyphens (`0@com` is refused). The pattern is the one
+ * ajv-formats checks `format: email` with, written without its `i` flag, so the published
+ * document and the server's check are one rule; `format: email` alone would promise RFC 5321's
+ * looser mailbox.
+ */
+export const EMAIL_PATTERN =
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$";
+
+export function EmailAddress(maxLength: number) {
+  return Type.String({
+    maxLength,
+    pattern: EMAIL_PATTERN,
+    'x-error': 'must be an email address',
+    description: 'an email address: local part, @, and a domain with at least one dot',
+  });
+}
+
 export const CurrencyCode = StringEnum(CURRENCIES, { description: 'three-letter currency code', title: 'CurrencyCode' });
 
 /** Free text (a description, a memo, an address line): no control characters but newline and tab, no bidi overrides (src/text.ts). */

@@ -658,8 +658,12 @@ describe('POST /expenses', () => {
       expect(entryOf(expenseId).entry_date).to.equal('2026-03-01');
     });
 
-    it('answers period_locked before checking the amount (a caller can act on it)', async () => {
-      expectError(await post(expense({ date: '2026-02-01', amountCents: '0' })), 409, 'period_locked');
+    it('answers period_locked before the amount’s ceiling (a caller can act on it)', async () => {
+      expectError(await post(expense({ date: '2026-02-01', amountCents: '1000000000000000' })), 409, 'period_locked');
+    });
+
+    it('refuses a zero amount with the body’s form, before the period (422: the document calls it invalid)', async () => {
+      expectInvalid(await post(expense({ date: '2026-02-01', amountCents: '0' })), 'amountCents');
     });
   });
 

@@ -7,8 +7,14 @@ import { projectRoot } from '../../src/paths.js';
 import { OPERATION_IDS } from '../../src/http/operation.js';
 import { operations } from '../../src/api/v1/index.js';
 import { ERROR_STATUS } from '../../src/errors.js';
+import { nameProblem, vendorNameProblem } from '../../src/names.js';
+import { coerceQuery, schemaProblem } from '../../src/http/validate.js';
+import type { Operation } from '../../src/http/operation.js';
+import { OPERATION_EXAMPLES } from '../../src/schemas/examples.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { DocumentCheck } from '../support/document-check.js';
+import { DocumentSchemas, documentPatterns } from '../support/document-schemas.js';
+import { type EngineName, representableInGo, runEngine, TRICKY_TEXTS } from '../support/regex-engines.js';
 
 type Json = Record<string, any>;
 
@@ -145,7 +151,7 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
     expect(doc.components.schemas.CurrencyCode.enum).to.deep.equal(['USD', 'CAD', 'EUR', 'GBP', 'MXN']);
     const dateFrom = doc.paths['/transactions'].get.parameters.find((p: Json) => p.name === 'dateFrom');
     expect(dateFrom.schema).to.deep.equal({ $ref: '#/components/schemas/Date' });
-    expect(doc.paths['/expenses'].post.requestBody.content['application/json'].schema.properties.amountCents).to.deep.equal({ $ref: '#/components/schemas/Cents' });
+    expect(doc.paths['/invoices'].post.requestBody.content['application/json'].schema.properties.lines.items.properties.unitPriceCents).to.deep.equal({ $ref: '#/components/schemas/Cents' });
   });
 
   it('makes money and the error body reusable components, and every $ref resolves', () => {
@@ -180,5 +186,175 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('says what the server checks (a property-based tester reading it finds no gap)', () => {
+    let schemas: DocumentSchemas;
+    before(() => {
+      schemas = new DocumentSchemas(doc);
+    });
+    const bodyProperty = (path: string, ...names: string[]) => ['paths', path, 'post', 'requestBody', 'content', 'application/json', 'schema', 'properties', ...names.flatMap((name, i) => (i === 0 ? [name] : ['items', 'properties', name]))];
+    const operation = (id: string): Operation => operations.find((candidate) => candidate.id === id)!;
+    const fits = (path: (string | number)[], value: unknown) => schemas.problem(path, value) === null;
+
+    it('gives money that must be more than zero its own schema, PositiveCents: "0" is no amount for an expense or a payment', () => {
+      const expense = bodyProperty('/expenses', 'amountCents');
+      const payment = bodyProperty('/invoices/{id}/payments', 'amountCents');
+      expect(fits(expense, '0'), 'an expense of "0"').to.equal(false);
+      expect(fits(payment, '000'), 'a payment of "000"').to.equal(false);
+      expect(schemas.document.paths['/expenses'].post.requestBody.content['application/json'].schema.properties.amountCents).to.deep.equal({ $ref: '#/components/schemas/PositiveCents' });
+      expect(doc.components.schemas.PositiveCents.allOf).to.deep.equal([{ $ref: '#/components/schemas/Cents' }]);
+      for (const amount of ['0', '000', '0000000000000000000000000000000', '1', '0010', '4599', '1'.repeat(30), '1'.repeat(31), '-1', '1.5', '']) {
+        const server = schemaProblem(operation('expenses.create').body, { date: '2026-11-20', amountCents: amount, vendorName: 'Crema', accountId: '4195c8e6-2b7a-4d3e-8f05-9a1c6e4d2b73' }) === null;
+        expect(fits(expense, amount), `expense ${amount}`).to.equal(server);
+        expect(fits(payment, amount), `payment ${amount}`).to.equal(schemaProblem(operation('invoices.recordPayment').body, { amountCents: amount, method: 'cash' }) === null);
+      }
+      // A line may cost nothing (a free item); only the invoice's total must be above zero, which no schema can say.
+      expect(fits(bodyProperty('/invoices', 'lines', 'unitPriceCents'), '0')).to.equal(true);
+    });
+
+    it('writes the email rule the server checks, not format: email, which lets 0@com through', () => {
+      const email = bodyProperty('/customers', 'email');
+      const published = schemas.document.paths['/customers'].post.requestBody.content['application/json'].schema.properties.email;
+      // Any JSON Schema tool reads the pattern alike; format: email is RFC 5321's looser mailbox in most of them.
+      expect(published.pattern, 'a pattern for the address').to.be.a('string');
+      expect(new RegExp(published.pattern, 'u').test('0@com'), 'the pattern refuses 0@com').to.equal(false);
+      expect(published).to.not.have.property('format');
+      const addresses = ['0@com', 'a@b.co', 'accounts@harborbistro.example', 'A.B@EXAMPLE.COM', 'a..b@x.y', '.a@x.y', 'a.@x.y', 'a@-x.y', 'a@x-.y', 'a@x_y.z', 'a@1.2', "o'r+tag@x.io", 'a b@x.y', 'é@x.y', '\u017f@x.yz', '\u212a@x.yz', 'a@x.y\n', '@x.y', 'a@', 'a@x', 'a@x.', `${'a'.repeat(320)}@x.y`];
+      for (const address of addresses) {
+        const server = schemaProblem(operation('customers.create').body, { name: 'Harbor Bistro', email: address }) === null;
+        expect(fits(email, address), address).to.equal(server);
+      }
+    });
+
+    it('says on every entityId that it is required when the key reaches more than one business', () => {
+      const entityIds: { where: string; description: string }[] = [];
+      for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          for (const parameter of op.parameters as Json[]) if (parameter.name === 'entityId') entityIds.push({ where: `${method} ${path} (query)`, description: parameter.description });
+          const property = op.requestBody?.content['application/json'].schema.properties?.entityId;
+          if (property) entityIds.push({ where: `${method} ${path} (body)`, description: property.description });
+        }
+      }
+      expect(entityIds.length).to.equal(12);
+      for (const { where, description } of entityIds) {
+        expect(description, where).to.match(where.startsWith('get /review-queue') ? /limited to several businesses, which must name one: omitting it then is 422 validation_failed/ : /Required when the key reaches more than one business: omitting it then is 422 validation_failed/);
+      }
+    });
+
+    it('holds a tax rate to 0 to 100, as the server does', () => {
+      const rate = bodyProperty('/invoices', 'taxRatePercent');
+      const body = (taxRatePercent: string) => ({ customerId: '56c249ce-1af7-4b02-ad95-1b445d7f7ccc', taxRatePercent, lines: [{ description: 'Trays', quantity: '1', unitPriceCents: '100', accountId: '76233abb-0f4e-4c43-9d0a-3b8f1e6c2a41' }] });
+      for (const [value, ok] of [['0', true], ['8.875', true], ['099.5', true], ['100', true], ['100.000000', true], ['100.000001', false], ['101', false], ['999', false], ['1000', false], ['.5', false]] as const) {
+        expect(fits(rate, value), value).to.equal(ok);
+        // The server refuses above 100 when it prices the draft, after its schema; both refuse alike.
+        if (ok) expect(schemaProblem(operation('invoices.create').body, body(value)), value).to.equal(null);
+      }
+    });
+
+    it('writes every pattern for every common engine: no \\p{…} class, \\s, lookaround or \\u{…} escape', () => {
+      const patterns = documentPatterns(doc);
+      expect(patterns.length).to.be.greaterThan(10);
+      for (const { pattern, at } of patterns) expect(pattern, at).to.not.match(/\\[pP]\{|\\[sSdDwWbB]|\(\?<?[=!]|\\u\{/);
+    });
+
+    it('publishes the name and vendorName rules the server checks: both decide alike on tricky names', () => {
+      const name = bodyProperty('/customers', 'name');
+      const vendorName = bodyProperty('/expenses', 'vendorName');
+      const generated = Array.from({ length: 400 }, (_, i) => TRICKY_TEXTS[i % TRICKY_TEXTS.length]! + TRICKY_TEXTS[(i * 7) % TRICKY_TEXTS.length]! + TRICKY_TEXTS[(i * 13) % TRICKY_TEXTS.length]!);
+      for (const text of [...TRICKY_TEXTS, ...generated]) {
+        expect(fits(name, text), `name ${JSON.stringify(text)}`).to.equal(nameProblem(text) === null);
+        expect(fits(vendorName, text), `vendorName ${JSON.stringify(text)}`).to.equal(vendorNameProblem(text) === null);
+      }
+    });
+
+    for (const engine of ['python', 'java', 'go'] as EngineName[]) {
+      it(`reads every pattern alike in ${engine === 'python' ? "Python's re" : engine === 'java' ? "Java's java.util.regex" : "Go's regexp (RE2), once \\uXXXX is written \\x{XXXX}"}`, function () {
+        this.timeout(60_000);
+        const patterns = Object.fromEntries([...new Set(documentPatterns(doc).map(({ pattern }) => pattern))].map((pattern, i) => [`p${i}`, pattern]));
+        // A Go string is UTF-8: a lone surrogate cannot reach it.
+        const subjects = engine === 'go' ? TRICKY_TEXTS.filter(representableInGo) : TRICKY_TEXTS;
+        const answers = runEngine(engine, patterns, subjects);
+        if (answers === null) {
+          console.log(`      (${engine} is not installed here: not checked)`);
+          this.skip();
+        }
+        for (const [key, pattern] of Object.entries(patterns)) {
+          const js = new RegExp(pattern, 'u');
+          expect(answers[key], `${engine} compiles ${pattern.slice(0, 80)}`).to.be.an('array');
+          subjects.forEach((subject, i) => expect((answers[key] as boolean[])[i], `${engine}: ${pattern.slice(0, 60)} on ${JSON.stringify(subject)}`).to.equal(js.test(subject)));
+        }
+      });
+    }
+  });
+
+  describe('examples: the requests and answers of the guides, on every operation', () => {
+    let schemas: DocumentSchemas;
+    before(() => {
+      schemas = new DocumentSchemas(doc);
+    });
+    const opOf = (operation: Operation) => doc.paths[operation.path.replace(/:(\w+)/g, '{$1}')][operation.method.toLowerCase()] as Json;
+
+    it('gives every operation an answer, each POST with a body a request, and each parameter of a read its value', () => {
+      for (const operation of operations) {
+        const op = opOf(operation);
+        const success = Object.keys(operation.responses).sort()[0]!;
+        expect(Object.keys(op.responses[success].content['application/json'].examples ?? {}), `${operation.id} ${success}`).to.not.be.empty;
+        if ((operation.body.required ?? []).length > 0) expect(Object.keys(op.requestBody.content['application/json'].examples ?? {}), operation.id).to.not.be.empty;
+        for (const parameter of op.parameters as Json[]) {
+          if (parameter.in === 'path' || parameter.required) expect(parameter, `${operation.id} ${parameter.name}`).to.have.property('example');
+        }
+      }
+    });
+
+    it('publishes every example of src/schemas/examples.ts: none is left out for a parameter or status the operation lacks', () => {
+      for (const operation of operations) {
+        const examples = OPERATION_EXAMPLES[operation.id];
+        const op = opOf(operation);
+        for (const name of Object.keys(examples.parameters ?? {})) expect(op.parameters.find((p: Json) => p.name === name), `${operation.id} parameter ${name}`).to.have.property('example');
+        for (const name of Object.keys(examples.requests ?? {})) expect(op.requestBody.content['application/json'].examples, `${operation.id} request ${name}`).to.have.property(name);
+        for (const [status, named] of Object.entries(examples.responses)) {
+          for (const name of Object.keys(named ?? {})) expect(op.responses[status]?.content['application/json'].examples, `${operation.id} ${status} ${name}`).to.have.property(name);
+        }
+        // A request example and its answer share a name.
+        const answered = new Set(Object.values(examples.responses).flatMap((named) => Object.keys(named ?? {})));
+        for (const name of Object.keys(examples.requests ?? {})) expect(answered.has(name), `${operation.id}: the answer to ${name}`).to.equal(true);
+      }
+    });
+
+    it('fits every example to the schema beside it in the document', () => {
+      let checked = 0;
+      for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          (op.parameters as Json[]).forEach((parameter, index) => {
+            if (!('example' in parameter)) return;
+            expect(schemas.problem(['paths', path, method, 'parameters', index, 'schema'], parameter.example), `${method} ${path} ${parameter.name}`).to.equal(null);
+            checked += 1;
+          });
+          for (const [name, example] of Object.entries((op.requestBody?.content['application/json'].examples ?? {}) as Record<string, Json>)) {
+            expect(schemas.problem(['paths', path, method, 'requestBody', 'content', 'application/json', 'schema'], example.value), `${method} ${path} request ${name}`).to.equal(null);
+            checked += 1;
+          }
+          for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+            for (const [name, example] of Object.entries((response.content?.['application/json'].examples ?? {}) as Record<string, Json>)) {
+              expect(schemas.problem(['paths', path, method, 'responses', status, 'content', 'application/json', 'schema'], example.value), `${method} ${path} ${status} ${name}`).to.equal(null);
+              checked += 1;
+            }
+          }
+        }
+      }
+      expect(checked).to.be.greaterThan(70);
+    });
+
+    it("passes every example request through the server's own validation (the schemas it checks requests with)", () => {
+      for (const operation of operations) {
+        const examples = OPERATION_EXAMPLES[operation.id];
+        const parameters = examples.parameters ?? {};
+        const pick = (names: string[]) => Object.fromEntries(Object.entries(parameters).filter(([name]) => names.includes(name)).map(([name, value]) => [name, String(value)]));
+        expect(schemaProblem(operation.params, pick(Object.keys(operation.params.properties))), `${operation.id} path`).to.equal(null);
+        expect(schemaProblem(operation.query, coerceQuery(operation.query, pick(Object.keys(operation.query.properties)))), `${operation.id} query`).to.equal(null);
+        for (const [name, example] of Object.entries(examples.requests ?? {})) expect(schemaProblem(operation.body, example.value), `${operation.id} ${name}`).to.equal(null);
+      }
+    });
   });
 });

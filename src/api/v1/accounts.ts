@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { resolveBusiness } from '../../books/access.js';
 import { ACCOUNT_TYPES, listPostableAccounts } from '../../books/chart.js';
 import { defineRead } from '../../http/operation.js';
-import { StringEnum, Strict, Uuid } from '../../schemas/common.js';
+import { EntityId, StringEnum, Strict, Uuid } from '../../schemas/common.js';
 
 export const AccountSchema = Strict(
   {
@@ -23,7 +23,7 @@ export const listAccounts = defineRead({
   summary: 'List the postable accounts of a business',
   description: 'Postable leaves of the chart of accounts; headings and archived accounts are never returned. Not paged.',
   params: Strict({}),
-  query: Strict({ entityId: Type.Optional(Uuid), type: Type.Optional(StringEnum(ACCOUNT_TYPES)) }),
+  query: Strict({ entityId: Type.Optional(EntityId), type: Type.Optional(StringEnum(ACCOUNT_TYPES)) }),
   body: Strict({}),
   responses: {
     200: { description: 'Every postable account, ordered by code', schema: Strict({ accounts: Type.Array(AccountSchema) }) },

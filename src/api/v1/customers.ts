@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { findOrCreateCustomer, listCustomers as listTenantCustomers } from '../../books/customers.js';
 import { nameListFilters, pageRequestOf } from './paging.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import { CurrencyCode, Name, NameListQuery, Nullable, Strict, Text, Uuid } from '../../schemas/common.js';
+import { CurrencyCode, EmailAddress, Name, NameListQuery, Nullable, Strict, Text, Uuid } from '../../schemas/common.js';
 
 export const CustomerSchema = Strict(
   {
@@ -38,7 +38,7 @@ export const listCustomers = defineRead({
 
 export const CreateCustomerBody = Strict({
   name: Name(200),
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+  email: Type.Optional(EmailAddress(320)),
   phone: Type.Optional(Text(40)),
   addressLine1: Type.Optional(Text(200)),
   addressLine2: Type.Optional(Text(200)),

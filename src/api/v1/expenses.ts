@@ -3,12 +3,12 @@ import { resolveBusiness } from '../../books/access.js';
 import { recordExpense } from '../../books/expenses.js';
 import { validationFailed } from '../../errors.js';
 import { defineWrite } from '../../http/operation.js';
-import { DigitString, IsoDate, Nullable, Strict, Text, Uuid, VendorName } from '../../schemas/common.js';
+import { EntityId, IsoDate, Nullable, PositiveCents, Strict, Text, Uuid, VendorName } from '../../schemas/common.js';
 
 export const CreateExpenseBody = Strict({
-  entityId: Type.Optional(Uuid),
+  entityId: Type.Optional(EntityId),
   date: IsoDate,
-  amountCents: DigitString,
+  amountCents: PositiveCents,
   vendorName: Type.Optional(VendorName('the vendor\'s canonical name, matched exactly (case-sensitive); a new name creates the vendor')),
   vendorId: Type.Optional(Uuid),
   accountId: Uuid,

@@ -18,10 +18,12 @@ import {
   CurrencyCode,
   CursorParam,
   DigitString,
+  EntityId,
   IsoDate,
   LimitParam,
   Money,
   Nullable,
+  PositiveCents,
   Strict,
   StringEnum,
   Text,
@@ -32,14 +34,29 @@ import { pageRequestOf } from './paging.js';
 /** The four methods the API records; the fifth (stripe) is the pay page's. */
 const API_PAYMENT_METHODS = ['check', 'cash', 'wire', 'other'] as const;
 
-const Quantity = Type.String({
-  pattern: '^(?=.*[1-9])[0-9]{1,30}(\\.[0-9]{1,6})?$',
-  'x-error': 'must be a number greater than zero with up to 6 decimals, such as 2 or 1.5',
+/**
+ * A decimal greater than zero: a decimal, with a digit other than 0 in it. Two patterns rather
+ * than one with a lookahead, which Go's and other RE2-style engines cannot read.
+ */
+const QUANTITY_RULE = 'must be a number greater than zero with up to 6 decimals, such as 2 or 1.5';
+const Quantity = Type.Unsafe<string>({
+  type: 'string',
+  pattern: '^[0-9]{1,30}(\\.[0-9]{1,6})?$',
+  'x-error': QUANTITY_RULE,
+  allOf: [{ type: 'string', pattern: '^[0.]*[1-9][0-9.]*$', 'x-error': QUANTITY_RULE }],
   description: 'a decimal greater than zero, up to 6 decimal places',
 });
-const TaxRate = Type.String({
-  pattern: '^[0-9]{1,3}(\\.[0-9]{1,6})?$',
-  'x-error': 'must be a percentage from 0 to 100 with up to 6 decimals, such as 8.875',
+
+/**
+ * A percentage from 0 to 100 with up to 6 decimals, as src/books/invoice-math.ts holds it. The
+ * allOf (checked first) keeps the message for a malformed rate, the pattern the one for a rate
+ * above 100.
+ */
+const TaxRate = Type.Unsafe<string>({
+  type: 'string',
+  allOf: [{ type: 'string', pattern: '^[0-9]{1,3}(\\.[0-9]{1,6})?$', 'x-error': 'must be a percentage from 0 to 100 with up to 6 decimals, such as 8.875' }],
+  pattern: '^(?:0?[0-9]{1,2}(?:\\.[0-9]{1,6})?|100(?:\\.0{1,6})?)$',
+  'x-error': 'must be between 0 and 100',
   description: '0 to 100, up to 6 decimal places',
 });
 
@@ -174,7 +191,7 @@ export const createInvoice = defineWrite({
   params: Strict({}),
   query: Strict({}),
   body: Strict({
-    entityId: Type.Optional(Uuid),
+    entityId: Type.Optional(EntityId),
     customerId: Uuid,
     issueDate: Type.Optional(IsoDate),
     paymentTermsDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
@@ -218,7 +235,7 @@ export const listInvoices = defineRead({
     'Newest first by issue date. overdueOnly filters the page requested, not the whole list: a page may hold fewer rows than limit, or none, while nextCursor is set; keep following nextCursor until it is null.',
   params: Strict({}),
   query: Strict({
-    entityId: Type.Optional(Uuid),
+    entityId: Type.Optional(EntityId),
     status: Type.Optional(StringEnum(INVOICE_STATUSES)),
     customerId: Type.Optional(Uuid),
     dateFrom: Type.Optional(IsoDate),
@@ -326,7 +343,7 @@ export const recordPaymentOperation = defineWrite({
   params: Strict({ id: Uuid }),
   query: Strict({}),
   body: Strict({
-    amountCents: DigitString,
+    amountCents: PositiveCents,
     method: StringEnum(API_PAYMENT_METHODS),
     paidAt: Type.Optional(IsoDate),
     memo: Type.Optional(Text(2000)),

@@ -6,7 +6,7 @@ import { todayUtc } from '../../clock.js';
 import { validationFailed } from '../../errors.js';
 import { defineRead } from '../../http/operation.js';
 import { usd } from '../../money.js';
-import { IsoDate, Money, SignedMoney, Strict, StringEnum, Uuid } from '../../schemas/common.js';
+import { EntityId, IsoDate, Money, SignedMoney, Strict, StringEnum, Uuid } from '../../schemas/common.js';
 
 /**
  * The five reports (spec "Report rows", "Report responses"): statements in the business's own
@@ -63,8 +63,8 @@ const AgingSchema = Strict(
   { title: 'Aging' },
 );
 
-const AsOfQuery = Strict({ entityId: Type.Optional(Uuid), asOf: IsoDate });
-const OptionalAsOfQuery = Strict({ entityId: Type.Optional(Uuid), asOf: Type.Optional(IsoDate) });
+const AsOfQuery = Strict({ entityId: Type.Optional(EntityId), asOf: IsoDate });
+const OptionalAsOfQuery = Strict({ entityId: Type.Optional(EntityId), asOf: Type.Optional(IsoDate) });
 
 function incomeTotals(totals: IncomeTotals) {
   return { revenue: usd(totals.revenueCents), expenses: usd(totals.expensesCents), netIncome: usd(totals.netIncomeCents) };
@@ -98,7 +98,7 @@ export const profitAndLossReport = defineRead({
   description:
     "Revenue then expenses in the chart's order, over periodStart to periodEnd (both inclusive), in the business's basis and in US dollars. `prior` is the calendar month before the month of periodStart, whatever the range. Accounts with no activity in either period are left out. A heading's row (isTotal) sums the rows under it; Total Revenue, Total Expenses and Net Income close the report. A loss is negative.",
   params: Strict({}),
-  query: Strict({ entityId: Type.Optional(Uuid), periodStart: IsoDate, periodEnd: IsoDate }),
+  query: Strict({ entityId: Type.Optional(EntityId), periodStart: IsoDate, periodEnd: IsoDate }),
   body: Strict({}),
   responses: {
     200: {

@@ -50,6 +50,13 @@ function queueBusinesses(db: Db, principal: Principal, entityId: string | undefi
   return reachableBusinesses(db, principal).map((business) => business.id);
 }
 
+/** `entityId` of the queue read, whose omission read rule 3 settles otherwise than the entity rule. */
+const QueueEntityId = Type.String({
+  format: 'uuid',
+  description:
+    'the business (a UUID). Omitted, the queue spans every business the key reaches, except for a key limited to several businesses, which must name one: omitting it then is 422 validation_failed (`entityId: required: …`). A business the key was not given is 403 entity_not_allowed; an id that is no business of the account is 404 not_found.',
+});
+
 export const listReviewQueueOperation = defineRead({
   id: 'review.list',
   method: 'GET',
@@ -59,7 +66,7 @@ export const listReviewQueueOperation = defineRead({
   description:
     'Limited, not paged: limit counts both lists; hasMore says whether more items wait. highConfidence holds items whose proposal scored at or above the configured threshold (DAYBOOK_REVIEW_CONFIDENCE, default 0.9); every other item is in needsReview. Without entityId the queue spans every business of the account, except for a key limited to several businesses, which must name one.',
   params: Strict({}),
-  query: Strict({ entityId: Type.Optional(Uuid), limit: Type.Optional(LimitParam) }),
+  query: Strict({ entityId: Type.Optional(QueueEntityId), limit: Type.Optional(LimitParam) }),
   body: Strict({}),
   responses: {
     200: {

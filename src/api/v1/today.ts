@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { resolveBusiness } from '../../books/access.js';
 import { refreshToday, SIGNAL_SEVERITIES } from '../../books/today.js';
 import { defineRead } from '../../http/operation.js';
-import { Strict, StringEnum, Uuid } from '../../schemas/common.js';
+import { EntityId, Strict, StringEnum } from '../../schemas/common.js';
 
 export const SignalSchema = Strict(
   {
@@ -24,7 +24,7 @@ export const getToday = defineRead({
   description:
     'Signals worked out from the books by the rules in docs/today.md, most severe first, and a headline. Reading Today refreshes when each signal was last seen and closes those that no longer apply, as opening the Today page does; nothing in the books changes.',
   params: Strict({}),
-  query: Strict({ entityId: Type.Optional(Uuid) }),
+  query: Strict({ entityId: Type.Optional(EntityId) }),
   body: Strict({}),
   responses: { 200: { description: 'The headline and the open signals', schema: Strict({ headline: Type.String(), signals: Type.Array(SignalSchema) }) } },
   errors: ['entity_not_allowed', 'not_found'],

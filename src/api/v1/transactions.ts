@@ -15,6 +15,7 @@ import { usd } from '../../money.js';
 import {
   CursorParam,
   DigitString,
+  EntityId,
   IsoDate,
   LimitParam,
   Money,
@@ -79,7 +80,7 @@ export const listTransactions = defineRead({
     'Newest first: by date, then by when it was recorded. Date and amount ranges are inclusive at both ends; text matches the vendor name only. Cursor-paged.',
   params: Strict({}),
   query: Strict({
-    entityId: Type.Optional(Uuid),
+    entityId: Type.Optional(EntityId),
     dateFrom: Type.Optional(IsoDate),
     dateTo: Type.Optional(IsoDate),
     vendorId: Type.Optional(Uuid),
