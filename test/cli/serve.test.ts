@@ -49,12 +49,13 @@ describe('daybook serve and demo', function () {
     const stop = new AbortController();
     const live = cli.start(['demo', '--port', '0'], { stop: stop.signal });
     try {
-      await waitFor(live, () => /^curl .*\n$/m.test(live.stdout()), 'the curl line');
+      await waitFor(live, () => /^daybook\(\) \{.*\n/m.test(live.stdout()), 'the line for another shell, printed last');
       const key = /^(dbk_\S+)$/m.exec(live.stdout())?.[1];
       const curl = /^curl -s -H "Authorization: Bearer (\S+)" (http:\/\/127\.0\.0\.1:\d+)\/api\/v1\/businesses$/m.exec(live.stdout());
       expect(curl?.[1]).to.equal(key);
       expect(live.stdout()).to.contain(`Daybook is listening on ${curl?.[2]}`);
       expect((await getBusinesses(curl![2]!, key!)).status).to.equal(200);
+      expect(live.stdout()).to.contain(`KEY='${key}' API='${curl![2]}/api/v1'; H="Authorization: Bearer $KEY"\n`);
     } finally {
       stop.abort();
     }
