@@ -2,6 +2,8 @@ import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, flag, one, run } from '../db/statements.js';
+import { conflict, notFound } from '../errors.js';
+import { type Actor, recordAudit } from './audit.js';
 import { newId } from './ids.js';
 
 export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'revenue', 'expense'] as const;
@@ -248,4 +250,63 @@ export function systemAccountId(db: Db, businessId: string, role: SystemRole): s
   const row = one<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ? AND system_role = ?', businessId, role);
   if (!row) throw new Error(`business ${businessId} has no ${role} account`);
   return row.id;
+}
+
+/** A ledger account's archive state, as the admin command shows it. */
+export interface LedgerAccountArchiveState {
+  id: string;
+  tenantId: string;
+  businessId: string;
+  code: string;
+  name: string;
+  type: AccountType;
+  archived: boolean;
+}
+
+/** How many invoice numbers a refusal names before it says "and N more". */
+const NAMED_INVOICES = 5;
+
+/**
+ * Archives or unarchives a ledger account (`daybook ledger-account archive|unarchive`), audited
+ * under the actor even when it already was so, and returns its new state. An archived account
+ * leaves `GET /accounts` and is refused for new postings; its history stays in every report.
+ * Archiving is refused (409) for a system account (Daybook posts to it itself), a heading, and
+ * an account that lines of an invoice not yet paid or void use (sending or paying it would
+ * then fail). Found by id alone; an unknown id is a 404. The caller holds the transaction.
+ */
+export function setLedgerAccountArchived(db: Db, clock: Clock, actor: Actor, id: string, archived: boolean): LedgerAccountArchiveState {
+  assertInTransaction(db, 'setLedgerAccountArchived');
+  const before = one<{ business_id: string; tenant_id: string; code: string; name: string; type: AccountType; is_heading: bigint; archived: bigint; system_role: SystemRole | null }>(
+    db,
+    `SELECT a.business_id, b.tenant_id, a.code, a.name, a.type, a.is_heading, a.archived, a.system_role
+       FROM ledger_accounts a JOIN businesses b ON b.id = a.business_id WHERE a.id = ?`,
+    id,
+  );
+  if (!before) throw notFound('ledger account');
+  const label = `ledger account ${before.code} ${before.name}`;
+  if (archived) {
+    if (before.system_role !== null) throw conflict(`${label} is a system account (${before.system_role}); Daybook posts to it itself, so it cannot be archived`);
+    if (flag(before.is_heading)) throw conflict(`${label} is a heading; archive the accounts under it instead`);
+    const open = all<{ number: string }>(
+      db,
+      `SELECT DISTINCT i.number FROM invoices i JOIN invoice_lines l ON l.invoice_id = i.id
+        WHERE l.ledger_account_id = ? AND i.status NOT IN ('paid', 'void') ORDER BY i.number`,
+      id,
+    );
+    if (open.length > 0) {
+      const named = open.slice(0, NAMED_INVOICES).map((row) => row.number).join(', ');
+      const more = open.length > NAMED_INVOICES ? ` and ${open.length - NAMED_INVOICES} more` : '';
+      throw conflict(`${label} is used by open invoices (${named}${more}); void them or let them be paid first`);
+    }
+  }
+  run(db, 'UPDATE ledger_accounts SET archived = ? WHERE id = ?', archived ? 1 : 0, id);
+  recordAudit(db, clock, actor, {
+    tenantId: before.tenant_id,
+    businessId: before.business_id,
+    action: archived ? 'ledger_account.archive' : 'ledger_account.unarchive',
+    subjectType: 'ledger_account',
+    subjectId: id,
+    detail: { code: before.code, name: before.name, wasArchived: flag(before.archived) },
+  });
+  return { id, tenantId: before.tenant_id, businessId: before.business_id, code: before.code, name: before.name, type: before.type, archived };
 }

@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { assertName, nameKey, trimName } from '../names.js';
-import { int, one, run } from '../db/statements.js';
+import { flag, int, one, run } from '../db/statements.js';
+import { notFound } from '../errors.js';
 import type { Currency } from '../money.js';
 import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
 import { type Actor, recordAudit } from './audit.js';
@@ -120,4 +121,34 @@ export function customerAddressLines(db: Db, customerId: string): string[] {
   const region = [row.state, row.postal_code].filter(present).join(' ');
   const locality = [row.city, region].filter(present).join(', ');
   return [row.address_line1, row.address_line2, locality].filter(present);
+}
+
+/** A customer's archive state, as the admin command shows it. */
+export interface CustomerArchiveState {
+  id: string;
+  tenantId: string;
+  name: string;
+  archived: boolean;
+}
+
+/**
+ * Archives or unarchives a customer (`daybook customer archive|unarchive`), audited under the
+ * actor even when it already was so, and returns its new state. An archived customer leaves
+ * `GET /customers` (unless `includeArchived`) and is not matched by `POST /customers`; its
+ * invoices are untouched. Found by id alone; an unknown id is a 404. The caller holds the
+ * transaction.
+ */
+export function setCustomerArchived(db: Db, clock: Clock, actor: Actor, id: string, archived: boolean): CustomerArchiveState {
+  assertInTransaction(db, 'setCustomerArchived');
+  const before = one<{ tenant_id: string; name: string; archived: bigint }>(db, 'SELECT tenant_id, name, archived FROM customers WHERE id = ?', id);
+  if (!before) throw notFound('customer');
+  run(db, 'UPDATE customers SET archived = ? WHERE id = ?', archived ? 1 : 0, id);
+  recordAudit(db, clock, actor, {
+    tenantId: before.tenant_id,
+    action: archived ? 'customer.archive' : 'customer.unarchive',
+    subjectType: 'customer',
+    subjectId: id,
+    detail: { name: before.name, wasArchived: flag(before.archived) },
+  });
+  return { id, tenantId: before.tenant_id, name: before.name, archived };
 }

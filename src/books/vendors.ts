@@ -4,6 +4,7 @@ import { assertInTransaction, type Db } from '../db/connection.js';
 import { flag, one, run } from '../db/statements.js';
 import { assertVendorName, nameKey } from '../names.js';
 import { type Actor, recordAudit } from './audit.js';
+import { notFound } from '../errors.js';
 import { newId } from './ids.js';
 import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
 
@@ -57,4 +58,44 @@ export const VENDOR_LIST = { list: 'vendors', table: 'vendors', columns: 'id, na
 export function listVendors(db: Db, tenantId: string, filters: NameListFilters, request: PageRequest): Page<Vendor> {
   const page = pageByName<VendorRow>(db, VENDOR_LIST, tenantId, filters, request);
   return { rows: page.rows.map(toVendor), nextCursor: page.nextCursor };
+}
+
+/** A vendor with the tenant it belongs to, as the admin command shows it. */
+export interface VendorRecord extends Vendor {
+  tenantId: string;
+}
+
+/**
+ * Sets what the admin command may change on a vendor (`daybook vendor set --1099`, `vendor
+ * archive|unarchive`), audited under the actor even when nothing changed, and returns the
+ * vendor as it now is. Found by id alone, across tenants; an unknown id is a 404. The caller
+ * holds the transaction.
+ */
+export function setVendorFlags(db: Db, clock: Clock, actor: Actor, id: string, change: { is1099Eligible?: boolean; archived?: boolean }): VendorRecord {
+  assertInTransaction(db, 'setVendorFlags');
+  const before = one<VendorRow & { tenant_id: string }>(db, 'SELECT id, tenant_id, name, name_key, is_1099_eligible, archived FROM vendors WHERE id = ?', id);
+  if (!before) throw notFound('vendor');
+  const previous = toVendor(before);
+  if (change.is1099Eligible !== undefined) {
+    run(db, 'UPDATE vendors SET is_1099_eligible = ? WHERE id = ?', change.is1099Eligible ? 1 : 0, id);
+    recordAudit(db, clock, actor, {
+      tenantId: before.tenant_id,
+      action: 'vendor.set_1099',
+      subjectType: 'vendor',
+      subjectId: id,
+      detail: { name: previous.name, from: previous.is1099Eligible, to: change.is1099Eligible },
+    });
+  }
+  if (change.archived !== undefined) {
+    run(db, 'UPDATE vendors SET archived = ? WHERE id = ?', change.archived ? 1 : 0, id);
+    recordAudit(db, clock, actor, {
+      tenantId: before.tenant_id,
+      action: change.archived ? 'vendor.archive' : 'vendor.unarchive',
+      subjectType: 'vendor',
+      subjectId: id,
+      detail: { name: previous.name, wasArchived: previous.archived },
+    });
+  }
+  const after = one<VendorRow>(db, 'SELECT id, name, name_key, is_1099_eligible, archived FROM vendors WHERE id = ?', id)!;
+  return { ...toVendor(after), tenantId: before.tenant_id };
 }
