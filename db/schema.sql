@@ -44,6 +44,8 @@ CREATE INDEX period_locks_business ON period_locks(business_id, locked_through);
 
 CREATE INDEX review_queue_open ON review_queue_items(business_id, accepted_at);
 
+CREATE UNIQUE INDEX review_queue_recorded_expense ON review_queue_items(recorded_expense_id) WHERE recorded_expense_id IS NOT NULL;
+
 CREATE INDEX review_queue_waiting ON review_queue_items(business_id, created_at, id) WHERE accepted_at IS NULL;
 
 CREATE UNIQUE INDEX today_signals_one_open ON today_signals(business_id, kind, coalesce(subject_id, '')) WHERE closed_at IS NULL;
@@ -351,7 +353,7 @@ CREATE TABLE review_queue_items (
     rationale TEXT CHECK (length(rationale) <= 2000),
     accepted_at TEXT,
     created_at TEXT NOT NULL
-  ) STRICT;
+  , recorded_expense_id TEXT REFERENCES expenses(id)) STRICT;
 
 CREATE TABLE server_secrets (
     name TEXT PRIMARY KEY CHECK (name IN ('cursor_signing','pay_links')),

@@ -359,7 +359,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
 }
 
 /** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
-function dayWithinYears(date: string, days: number): string {
+export function dayWithinYears(date: string, days: number): string {
   const moved = addDays(date, days);
   if (isIsoDate(moved)) return moved;
   return days < 0 ? '0000-01-01' : '9999-12-31';
@@ -375,7 +375,7 @@ interface RecordedExpense {
 
 /**
  * The bank's record of an expense already posted: the expenses of the business (not from an
- * import, not yet matched) dated within RECORDED_MATCH_DAYS of the file's rows, held by amount.
+ * import, not yet matched to a bank line, imported or queued) dated within RECORDED_MATCH_DAYS of the file's rows, held by amount.
  * `take` finds the one a money-out row is: the same amount, dated within RECORDED_MATCH_DAYS,
  * the same vendor (by name_key) when the row names one; the nearest in date, then the first
  * recorded. A taken expense is not offered again.
@@ -389,6 +389,8 @@ function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly State
      FROM transactions t LEFT JOIN vendors v ON v.id = t.vendor_id
      WHERE t.business_id = ? AND t.txn_date BETWEEN ? AND ? AND t.direction = 'out'
        AND t.import_fingerprint IS NULL AND t.journal_entry_id IS NOT NULL
+       -- An expense already matched to a queued bank line (src/books/expenses.ts) is that line's.
+       AND NOT EXISTS (SELECT 1 FROM expenses e JOIN review_queue_items q ON q.recorded_expense_id = e.id WHERE e.transaction_id = t.id)
      ORDER BY t.created_at, t.id`,
     businessId,
     dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS),

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { run } from '../db/statements.js';
+import { one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
 import { type Actor, recordAudit } from './audit.js';
+import { dayWithinYears, RECORDED_MATCH_DAYS } from './bank-import.js';
 import type { Business } from './businesses.js';
 import { findLedgerAccount, systemAccountId } from './chart.js';
 import { newId } from './ids.js';
@@ -31,6 +32,13 @@ export interface RecordedExpense {
   expenseId: string;
   transactionId: string;
 }
+
+/**
+ * The confidence of an "already recorded" proposal: amount, date and vendor all agree when the
+ * bank line names its vendor; without a vendor only amount and date do, so a person should look
+ * (below the default high-confidence threshold of 0.9).
+ */
+export const RECORDED_MATCH_CONFIDENCE = { vendorNamed: 0.95, noVendor: 0.8 } as const;
 
 /** How this command reports the posting rules its caller can break. */
 const EXPENSE_FIELDS: PostingFields = {
@@ -97,15 +105,79 @@ export function recordExpense(db: Db, clock: Clock, actor: Actor, input: NewExpe
     entry.id,
     nowIso(clock),
   );
+  const reviewItemId = matchWaitingBankLine(db, { expenseId, businessId: business.id, date: input.date, amountCents: input.amountCents, vendor, accountId: input.accountId });
   recordAudit(db, clock, actor, {
     tenantId: business.tenantId,
     businessId: business.id,
     action: 'expense.create',
     subjectType: 'expense',
     subjectId: expenseId,
-    detail: { date: input.date, amountCents: input.amountCents.toString(), vendorId: vendor.id, accountId: input.accountId, transactionId },
+    detail: {
+      date: input.date,
+      amountCents: input.amountCents.toString(),
+      vendorId: vendor.id,
+      accountId: input.accountId,
+      transactionId,
+      ...(reviewItemId !== undefined ? { matchedReviewItemId: reviewItemId } : {}),
+    },
   });
   return { expenseId, transactionId };
+}
+
+interface ExpenseToMatch {
+  expenseId: string;
+  businessId: string;
+  date: string;
+  amountCents: bigint;
+  vendor: Vendor;
+  accountId: string;
+}
+
+/**
+ * The other direction of the import's match (src/books/bank-import.ts): a bank line already
+ * waiting in the review queue that this new expense is. The same amount, dated within
+ * RECORDED_MATCH_DAYS, the same vendor (by name key) when the line names one, and not matched
+ * to another expense; the nearest in date, then the first queued. Its proposal becomes "already
+ * recorded as expense X", so accepting it links the line to the expense and posts nothing
+ * (src/books/review.ts). Returns the item's id, or undefined when no line matches.
+ */
+function matchWaitingBankLine(db: Db, expense: ExpenseToMatch): string | undefined {
+  const item = one<{ id: string; txn_date: string; vendor_named: number }>(
+    db,
+    `SELECT q.id, t.txn_date, t.vendor_id IS NOT NULL AS vendor_named
+     FROM review_queue_items q
+     JOIN transactions t ON t.id = q.transaction_id
+     LEFT JOIN vendors v ON v.id = t.vendor_id
+     WHERE q.business_id = ? AND q.accepted_at IS NULL AND q.recorded_expense_id IS NULL
+       AND t.direction = 'out' AND t.journal_entry_id IS NULL AND t.amount_cents = ?
+       AND t.txn_date BETWEEN ? AND ?
+       AND (t.vendor_id IS NULL OR v.name_key = (SELECT name_key FROM vendors WHERE id = ?))
+     ORDER BY abs(julianday(t.txn_date) - julianday(?)), q.created_at, q.id
+     LIMIT 1`,
+    expense.businessId,
+    expense.amountCents,
+    dayWithinYears(expense.date, -RECORDED_MATCH_DAYS),
+    dayWithinYears(expense.date, RECORDED_MATCH_DAYS),
+    expense.vendor.id,
+    expense.date,
+  );
+  if (!item) return undefined;
+  const confidence = Number(item.vendor_named) === 1 ? RECORDED_MATCH_CONFIDENCE.vendorNamed : RECORDED_MATCH_CONFIDENCE.noVendor;
+  const rationale =
+    `Already recorded as expense ${expense.expenseId} (${expense.date}, ${expense.vendor.name}): ` +
+    `the same amount${Number(item.vendor_named) === 1 ? ' and vendor' : ''}, ` +
+    `dated ${item.txn_date === expense.date ? 'the same day' : `within ${RECORDED_MATCH_DAYS} days`}. ` +
+    'Accepting links this bank line to that expense and posts nothing new.';
+  run(
+    db,
+    'UPDATE review_queue_items SET recorded_expense_id = ?, proposed_account_id = ?, confidence = ?, rationale = ? WHERE id = ? AND accepted_at IS NULL',
+    expense.expenseId,
+    expense.accountId,
+    confidence,
+    rationale,
+    item.id,
+  );
+  return item.id;
 }
 
 function assertExpenseAmount(amountCents: bigint): void {

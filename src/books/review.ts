@@ -11,7 +11,9 @@ import { assertPostingAllowed, postEntry, withPostingFields } from './ledger.js'
 
 /**
  * The review queue: bank rows waiting for someone to confirm how they are booked, each with the
- * categoriser's proposal. Accepting one posts it (the account against the bank) and settles it.
+ * categoriser's proposal. Accepting one posts it (the account against the bank) and settles it;
+ * a line since recorded as an expense (POST /expenses) is linked to that expense instead, posting
+ * nothing, so the queue never books it twice.
  */
 
 export const MAX_REVIEW_LIMIT = 100;
@@ -48,12 +50,13 @@ interface ItemRow {
   rationale: string | null;
   created_at: string;
   accepted_at: string | null;
+  recorded_expense_id: string | null;
 }
 
 const ITEM_SELECT = `SELECT q.id, q.business_id, q.transaction_id, t.txn_date, t.amount_cents, v.name AS vendor, t.description,
     CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.id END AS proposed_account_id,
     CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.name END AS proposed_account,
-    q.proposed_account_id AS stored_proposal_id, q.confidence, q.rationale, q.created_at, q.accepted_at
+    q.proposed_account_id AS stored_proposal_id, q.confidence, q.rationale, q.created_at, q.accepted_at, q.recorded_expense_id
   FROM review_queue_items q
   JOIN transactions t ON t.id = q.transaction_id
   LEFT JOIN vendors v ON v.id = t.vendor_id
@@ -112,9 +115,12 @@ export function listReviewQueue(db: Db, businessIds: readonly string[], limit: n
 }
 
 /** The review item with this id (waiting or settled), or undefined. */
-export function findReviewItem(db: Db, id: string): (ReviewItem & { acceptedAt: string | null; storedProposalId: string | null }) | undefined {
+export function findReviewItem(
+  db: Db,
+  id: string,
+): (ReviewItem & { acceptedAt: string | null; storedProposalId: string | null; recordedExpenseId: string | null }) | undefined {
   const row = one<ItemRow>(db, `${ITEM_SELECT} WHERE q.id = ?`, id);
-  return row && { ...toItem(row), acceptedAt: row.accepted_at, storedProposalId: row.stored_proposal_id };
+  return row && { ...toItem(row), acceptedAt: row.accepted_at, storedProposalId: row.stored_proposal_id, recordedExpenseId: row.recorded_expense_id };
 }
 
 export interface Acceptance {
@@ -128,7 +134,9 @@ export interface Acceptance {
  * the bank credited), the transaction becomes `accepted`, or `edited` when the account differs
  * from the proposal, and the item leaves the queue. The account follows the rules of POST
  * /expenses. From then on the booking is history the categoriser learns from. The caller
- * holds the transaction, so a refusal writes nothing.
+ * holds the transaction, so a refusal writes nothing. An item whose bank line is an expense
+ * recorded after it was queued is linked to that expense instead and posts nothing (see
+ * linkRecordedExpense).
  */
 export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acceptance): { transactionId: string; status: 'accepted' | 'edited' } {
   assertInTransaction(db, 'acceptReviewItem');
@@ -138,6 +146,7 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
   const business = getBusiness(db, item.businessId);
   // Billing and period locks first, as for POST /expenses: they are what the caller can act on.
   withPostingFields({}, () => assertPostingAllowed(db, business.id, item.date));
+  if (item.recordedExpenseId !== null) return linkRecordedExpense(db, clock, actor, business.tenantId, { ...item, recordedExpenseId: item.recordedExpenseId }, input.accountId);
   const accountId = input.accountId ?? item.proposedAccountId;
   if (accountId === null) {
     const why = item.storedProposalId === null ? 'this item has no proposed account' : 'the proposed account can no longer take postings (archived or made a heading)';
@@ -170,4 +179,53 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
     detail: { transactionId: item.transactionId, accountId, proposedAccountId: item.storedProposalId, status },
   });
   return { transactionId: item.transactionId, status };
+}
+
+/**
+ * Accepts an item whose bank line is an expense recorded after it was queued (its proposal says
+ * "already recorded as expense X"): the line is linked to that expense (its account and journal
+ * entry) and nothing is posted, since the expense already was. Another account is refused: the
+ * expense is booked where it was recorded, and booking the line elsewhere would book it twice.
+ */
+function linkRecordedExpense(
+  db: Db,
+  clock: Clock,
+  actor: Actor,
+  tenantId: string,
+  item: ReviewItem & { recordedExpenseId: string },
+  accountId: string | undefined,
+): { transactionId: string; status: 'accepted' } {
+  const expense = one<{ id: string; ledger_account_id: string; account_name: string; journal_entry_id: string; amount_cents: bigint; business_id: string }>(
+    db,
+    `SELECT e.id, e.ledger_account_id, a.name AS account_name, e.journal_entry_id, e.amount_cents, e.business_id
+     FROM expenses e JOIN ledger_accounts a ON a.id = e.ledger_account_id WHERE e.id = ?`,
+    item.recordedExpenseId,
+  );
+  if (!expense || expense.business_id !== item.businessId || expense.amount_cents !== item.amountCents) {
+    throw new Error(`acceptReviewItem: item ${item.id} names recorded expense ${item.recordedExpenseId}, which is not an expense of its amount in its business`);
+  }
+  if (accountId !== undefined && accountId !== expense.ledger_account_id) {
+    throw conflict(
+      `accountId: this bank line is already recorded as expense ${expense.id}, booked to ${expense.account_name} (${expense.ledger_account_id}); ` +
+        'booking it to another account would book it twice. Accept without accountId to link the line to that expense',
+    );
+  }
+  const linked = run(
+    db,
+    "UPDATE transactions SET status = 'accepted', ledger_account_id = ?, journal_entry_id = ? WHERE id = ? AND journal_entry_id IS NULL",
+    expense.ledger_account_id,
+    expense.journal_entry_id,
+    item.transactionId,
+  );
+  const settled = run(db, 'UPDATE review_queue_items SET accepted_at = ? WHERE id = ? AND accepted_at IS NULL', nowIso(clock), item.id);
+  if (linked.changes !== 1 || settled.changes !== 1) throw new Error(`acceptReviewItem: item ${item.id} was not waiting with an unposted bank line`);
+  recordAudit(db, clock, actor, {
+    tenantId,
+    businessId: item.businessId,
+    action: 'review.accept',
+    subjectType: 'review_item',
+    subjectId: item.id,
+    detail: { transactionId: item.transactionId, accountId: expense.ledger_account_id, linkedExpenseId: expense.id, status: 'accepted' },
+  });
+  return { transactionId: item.transactionId, status: 'accepted' };
 }
