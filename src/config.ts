@@ -19,6 +19,8 @@ export interface Config {
   mailFrom: string;
   fxProvider: FxProvider;
   fxProviderUrl: string;
+  /** How many days older than a send's or payment's date a stored exchange rate may be and still be used. */
+  rateMaxAgeDays: number;
   sqliteSynchronous: SqliteSynchronous;
   backupDir: string;
   /** How many scheduled backups to keep in backupDir; older ones are removed. */
@@ -65,6 +67,7 @@ const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => C
     parse: (raw) => withoutUserInfo(httpUrl(raw), 'a rate request cannot send it, and its error would show it'),
     credentials: true,
   },
+  rateMaxAgeDays: { env: 'DAYBOOK_RATE_MAX_AGE_DAYS', parse: (raw) => wholeNumber(raw, 0, 31) },
   sqliteSynchronous: { env: 'DAYBOOK_SQLITE_SYNCHRONOUS', parse: (raw) => oneOf(raw, ['full', 'normal'] as const) },
   backupDir: { env: 'DAYBOOK_BACKUP_DIR', parse: nonEmptyString },
   backupKeep: { env: 'DAYBOOK_BACKUP_KEEP', parse: (raw) => wholeNumber(raw, 1, 1000) },

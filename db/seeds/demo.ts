@@ -1,18 +1,19 @@
 import { CLI_ACTOR } from '../../src/books/audit.js';
 import { createBill, payBill } from '../../src/books/bills.js';
 import { type Basis, type Business, createBusiness } from '../../src/books/businesses.js';
-import { listPostableAccounts, systemAccountId } from '../../src/books/chart.js';
+import { listPostableAccounts, setLedgerAccountArchived, systemAccountId } from '../../src/books/chart.js';
 import { importBankStatement, parseStatement } from '../../src/books/bank-import.js';
-import { findOrCreateCustomer } from '../../src/books/customers.js';
+import { findOrCreateCustomer, setCustomerArchived } from '../../src/books/customers.js';
 import { setRate } from '../../src/books/fx.js';
 import { ensureServerSecrets } from '../../src/books/secrets.js';
 import { createInvoice } from '../../src/books/invoices.js';
 import { markOverdueInvoices, markViewed, recordPayment, sendInvoice, voidInvoice } from '../../src/books/invoice-posting.js';
-import { run } from '../../src/db/statements.js';
+import { one, run } from '../../src/db/statements.js';
 import { recordExpense } from '../../src/books/expenses.js';
 import { createKey } from '../../src/books/keys.js';
 import { postEntry } from '../../src/books/ledger.js';
 import { createTenant } from '../../src/books/tenants.js';
+import { setVendorFlags } from '../../src/books/vendors.js';
 import { type Clock, todayUtc } from '../../src/clock.js';
 import { addDays, FIRST_DATE, LAST_DATE } from '../../src/dates.js';
 import { type Db, inTransaction } from '../../src/db/connection.js';
@@ -170,8 +171,8 @@ const DEMO_RATES: Record<ForeignCurrency, { usdPerUnit: number; decimals: number
 const RATES_FROM_DAYS_AGO = DEMO_HISTORY_DAYS + 7;
 
 /**
- * A rate for every currency once a week over the history (invoices and payments use the
- * latest on or before their date), drifting within ±3 %: the demo's invoices then show realised FX
+ * A rate for every currency, drawn once a week and stored for each day of that week over the
+ * history (invoices and payments use the rate of their date), drifting within ±3 %: the demo's invoices then show realised FX
  * differences. Written as decimal text from integer arithmetic, never from a float's digits.
  */
 function seedRates(db: Db, clock: Clock, random: () => number): void {
@@ -184,7 +185,8 @@ function seedRates(db: Db, clock: Clock, random: () => number): void {
       const scale = 10 ** decimals;
       const units = Math.round(usdPerUnit * scale * (0.97 + random() * 0.06));
       const text = `${Math.floor(units / scale)}.${String(units % scale).padStart(decimals, '0')}`;
-      setRate(db, clock, { currency, date: addDays(today, -daysAgo), usdPerUnit: text });
+      // The same rate every day of its week: a send or payment takes only a rate a few days old at most.
+      for (let day = daysAgo; day > daysAgo - 7 && day >= 0; day -= 1) setRate(db, clock, { currency, date: addDays(today, -day), usdPerUnit: text });
     }
   }
 }
@@ -442,6 +444,34 @@ function seedStatements(db: Db, clock: Clock, business: Business): void {
   }
 }
 
+/** Contractors and the accountant: paid for services, so 1099-eligible (`daybook vendor set --1099 yes`). */
+const DEMO_1099_VENDORS = ['Bayside Oven Repair', 'Greenleaf Nursery', 'Brightside CPA'];
+
+/**
+ * What the operator's archive commands leave behind, so `includeArchived=true` shows a
+ * difference: a vendor the landscaper stopped buying from (its expenses stay), a customer the
+ * firm no longer works for, and a ledger account the landscaper does not use. Each goes
+ * through the function its `daybook` command calls.
+ */
+const DEMO_ARCHIVED = { vendor: 'Iron & Oak Tools', customer: 'Seaside Pop-Up Market', ledgerAccount: { business: 'Ridgeline Landscaping', name: 'Prepaid Expenses' } };
+
+function seedOperatorFlags(db: Db, clock: Clock, tenantId: string, businesses: { id: string; name: string }[]): void {
+  for (const name of DEMO_1099_VENDORS) {
+    const vendor = one<{ id: string }>(db, 'SELECT id FROM vendors WHERE tenant_id = ? AND name = ?', tenantId, name);
+    if (!vendor) throw new Error(`seedDemo: no vendor named ${name}`);
+    setVendorFlags(db, clock, CLI_ACTOR, vendor.id, { is1099Eligible: true });
+  }
+  const vendor = one<{ id: string }>(db, 'SELECT id FROM vendors WHERE tenant_id = ? AND name = ?', tenantId, DEMO_ARCHIVED.vendor);
+  if (!vendor) throw new Error(`seedDemo: no vendor named ${DEMO_ARCHIVED.vendor}`);
+  setVendorFlags(db, clock, CLI_ACTOR, vendor.id, { archived: true });
+  const customer = findOrCreateCustomer(db, clock, CLI_ACTOR, tenantId, { name: DEMO_ARCHIVED.customer, email: 'hello@seaside-popup.example' });
+  setCustomerArchived(db, clock, CLI_ACTOR, customer.id, true);
+  const business = businesses.find((candidate) => candidate.name === DEMO_ARCHIVED.ledgerAccount.business);
+  const account = business && listPostableAccounts(db, business.id).find((candidate) => candidate.name === DEMO_ARCHIVED.ledgerAccount.name);
+  if (!account) throw new Error(`seedDemo: no ledger account ${DEMO_ARCHIVED.ledgerAccount.name} in ${DEMO_ARCHIVED.ledgerAccount.business}`);
+  setLedgerAccountArchived(db, clock, CLI_ACTOR, account.id, true);
+}
+
 /**
  * The clock the seed writes with: the start of the given clock's UTC day, one millisecond later
  * at every reading. Rows of one date then list in the order the seed wrote them, not by their
@@ -476,6 +506,7 @@ export function seedDemo(db: Db, dayClock: Clock, options: { siteUrl?: string } 
       return { id: business.id, name: business.name };
     });
     markOverdueInvoices(db, clock);
+    seedOperatorFlags(db, clock, tenant.id, businesses);
     const key = createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'demo key', access: 'read_write' });
     // An export job's read key, about to expire: Today says so.
     createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'nightly export', access: 'read', expiresOn: addDays(todayUtc(clock), EXPORT_KEY_DAYS_LEFT) });

@@ -8,7 +8,7 @@ import { invoiceEmail, reminderEmail } from '../email/templates.js';
 import { type Actor, recordAudit } from './audit.js';
 import { getBusiness } from './businesses.js';
 import { findLedgerAccount, systemAccountId } from './chart.js';
-import { rateOnOrBefore } from './fx.js';
+import { FRESH_RATE_DAYS, usableRate } from '../rates/look-up.js';
 import { newId } from './ids.js';
 import { allocate, cashRecognition, cashUsdCents, convertInvoice, receivableCleared } from './invoice-math.js';
 import { findInvoice, type Invoice, type InvoiceStatus, type PaymentMethod, UNPAID_STATUSES } from './invoices.js';
@@ -46,12 +46,12 @@ function assertStatus(invoice: Invoice, allowed: readonly InvoiceStatus[], actio
   }
 }
 
-/** The USD value of one unit of the invoice's currency on `date`: the stored rate on or before it. */
-function usdPerUnitOn(db: Db, currency: Invoice['currency'], date: string, field: string): string {
+/** The USD value of one unit of the invoice's currency on `date`: the stored rate usableRate allows (never a stale one). */
+function usdPerUnitOn(db: Db, clock: Clock, currency: Invoice['currency'], date: string, field: string, maxAgeDays: number): string {
   if (currency === 'USD') return '1';
-  const rate = rateOnOrBefore(db, currency as ForeignCurrency, date);
-  if (!rate) throw validationFailed(field, `no exchange rate for ${currency} on or before ${date}; set one with daybook rate set, or retry once the provider has it`);
-  return rate.usdPerUnit;
+  const found = usableRate(db, clock, currency as ForeignCurrency, date, maxAgeDays);
+  if (!found.rate) throw validationFailed(field, found.problem);
+  return found.rate.usdPerUnit;
 }
 
 /** The invoice's revenue accounts in line order, each with the invoice-currency amount its lines earn. */
@@ -79,13 +79,13 @@ function nonZero(lines: JournalLineDraft[]): JournalLineDraft[] {
  * issue date (accrual view), marks it sent, and writes the email to the outbox. The rate must
  * be stored already (the send operation looks a missing one up before its transaction).
  */
-export function sendInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string, mail: InvoiceMailContext): SentInvoice {
+export function sendInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: string, mail: InvoiceMailContext, rateMaxAgeDays = FRESH_RATE_DAYS): SentInvoice {
   assertInTransaction(db, 'sendInvoice');
   const invoice = requireInvoice(db, invoiceId);
   assertStatus(invoice, ['draft'], 'sent again');
   withPostingFields({ period_locked: 'issueDate' }, () => assertPostingAllowed(db, invoice.businessId, invoice.issueDate));
   assertLinesPostable(db, invoice);
-  const usdPerUnit = usdPerUnitOn(db, invoice.currency, invoice.issueDate, 'issueDate');
+  const usdPerUnit = usdPerUnitOn(db, clock, invoice.currency, invoice.issueDate, 'issueDate', rateMaxAgeDays);
   const usd = convertInvoice(invoice.subtotalCents, invoice.taxCents, usdPerUnit);
   if (usd.totalUsdCents >= AMOUNT_CEILING_CENTS) {
     throw validationFailed('lines', `the invoice's total converts to ten trillion US dollars or more at ${usdPerUnit} USD per ${invoice.currency}`);
@@ -167,6 +167,8 @@ export interface NewPayment {
   method: PaymentMethod;
   paidAt: string;
   memo?: string;
+  /** DAYBOOK_RATE_MAX_AGE_DAYS; FRESH_RATE_DAYS unless given. */
+  rateMaxAgeDays?: number;
 }
 
 export interface RecordedPayment {
@@ -193,7 +195,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   if (input.paidAt < invoice.issueDate) throw validationFailed('paidAt', `must not be before the invoice's issue date (${invoice.issueDate})`);
   if (input.paidAt > todayUtc(clock)) throw validationFailed('paidAt', `must not be after today (${todayUtc(clock)}): record a payment once it is made`);
   withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
-  const usdPerUnit = usdPerUnitOn(db, invoice.currency, input.paidAt, 'paidAt');
+  const usdPerUnit = usdPerUnitOn(db, clock, invoice.currency, input.paidAt, 'paidAt', input.rateMaxAgeDays ?? FRESH_RATE_DAYS);
   const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
   if (lines.journal.length < 2) {
     throw validationFailed('amountCents', `is worth less than one US cent at ${usdPerUnit} USD per ${invoice.currency}; record it together with a larger payment`);
@@ -226,11 +228,13 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   const settles = input.amountCents === balanceCents;
   // Paid in full from the latest payment's date (payments may be recorded out of date order).
   const closedOn = settles ? invoice.payments.reduce((latest, payment) => maxDate(latest, payment.paidAt), input.paidAt) : null;
+  // A part payment leaves the sweep's overdue as it stands: the invoice is still overdue by the
+  // status rule (invoices.ts), and the sweep must not record it going overdue a second time.
   run(
     db,
-    'UPDATE invoices SET paid_cents = paid_cents + ?, status = ?, closed_on = ? WHERE id = ?',
+    "UPDATE invoices SET paid_cents = paid_cents + ?, status = CASE WHEN ? THEN 'paid' WHEN status = 'overdue' THEN 'overdue' ELSE 'partially_paid' END, closed_on = ? WHERE id = ?",
     input.amountCents,
-    settles ? 'paid' : 'partially_paid',
+    settles ? 1 : 0,
     closedOn,
     invoice.id,
   );
@@ -427,8 +431,9 @@ export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: strin
 export const SWEEP_ACTOR: Actor = { type: 'system', id: null, name: 'overdue sweep' };
 
 /**
- * Moves every invoice with money owed whose due date has passed (sent, viewed or partially
- * paid) to overdue, audited; idempotent. Returns how many moved. The job pool runs it.
+ * Records every invoice with money owed whose due date has passed (stored as sent, viewed or
+ * partially paid) as overdue, audited once; idempotent. Returns how many moved. The job pool
+ * runs it. Reads do not wait for it: they work overdue out by the status rule (invoices.ts).
  */
 export function markOverdueInvoices(db: Db, clock: Clock): number {
   assertInTransaction(db, 'markOverdueInvoices');

@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { InvoiceMathError, priceInvoice } from './invoice-math.js';
 import { type ListScope, type Page, type PageRequest, pageOf, pageStart } from './paging.js';
 import { payToken, payTokenAtVersion, payTokenFingerprint } from './pay-links.js';
+import { lockedThrough } from './periods.js';
 import { getTenant } from './tenants.js';
 
 /**
@@ -82,6 +83,7 @@ export function createInvoice(db: Db, clock: Clock, actor: Actor, input: NewInvo
   // Terms can carry a late issue date past the calendar's last day.
   if (!isIsoDate(dueDate)) throw validationFailed(input.paymentTermsDays !== undefined ? 'paymentTermsDays' : 'issueDate', 'puts the due date past 9999-12-31');
   if (dueDate < issueDate) throw validationFailed('dueDate', `must not be before issueDate (${issueDate})`);
+  assertIssueDateOpen(db, business.id, issueDate);
   const id = newId();
   const number = invoiceNumber(takeInvoiceNumber(db, business.id));
   const token = payToken(db, id);
@@ -264,18 +266,41 @@ interface InvoiceRow {
   sent_at: string | null;
 }
 
-const INVOICE_SELECT = `SELECT i.*, b.tenant_id, c.name AS customer_name, c.email AS customer_email
-  FROM invoices i JOIN businesses b ON b.id = i.business_id JOIN customers c ON c.id = i.customer_id`;
+/**
+ * The one status rule (DESIGN.md), as SQL over invoices `i`, taking today's date as its one
+ * parameter: void > paid > overdue (due before today with a balance, part-paid or not) >
+ * partially_paid > viewed > sent. The stored status records what happened (drafted, sent,
+ * viewed, paid, voided, and the sweep's overdue); overdue is worked out here, when read, so no
+ * answer waits for the sweep.
+ */
+const STATUS_SQL = `CASE
+    WHEN i.status IN ('draft', 'void', 'paid') THEN i.status
+    WHEN i.due_date < ? AND i.total_cents > i.paid_cents THEN 'overdue'
+    WHEN i.paid_cents > 0 THEN 'partially_paid'
+    WHEN i.viewed_at IS NOT NULL THEN 'viewed'
+    ELSE 'sent'
+  END`;
 
-/** The invoice with this id, its lines and payments, or undefined. */
-export function findInvoice(db: Db, id: string): Invoice | undefined {
-  const row = one<InvoiceRow>(db, `${INVOICE_SELECT} WHERE i.id = ?`, id);
+/** The select of one invoice: status by the rule when today is known, else as stored (it lags until the sweep runs). */
+function invoiceSelect(today: string | undefined): { sql: string; params: unknown[] } {
+  return {
+    sql: `SELECT i.*, ${today === undefined ? 'i.status' : STATUS_SQL} AS status, b.tenant_id, c.name AS customer_name, c.email AS customer_email
+  FROM invoices i JOIN businesses b ON b.id = i.business_id JOIN customers c ON c.id = i.customer_id`,
+    params: today === undefined ? [] : [today],
+  };
+}
+
+/** The invoice with this id, its lines and payments, or undefined; its status as of `today` (see invoiceSelect). */
+export function findInvoice(db: Db, id: string, today?: string): Invoice | undefined {
+  const select = invoiceSelect(today);
+  const row = one<InvoiceRow>(db, `${select.sql} WHERE i.id = ?`, ...select.params, id);
   return row && withDetails(db, row);
 }
 
-/** The invoice a pay link's token names, or undefined. */
-export function findInvoiceByPayToken(db: Db, token: string): Invoice | undefined {
-  const row = one<InvoiceRow>(db, `${INVOICE_SELECT} WHERE i.pay_token = ?`, payTokenFingerprint(token));
+/** The invoice a pay link's token names, or undefined; its status as findInvoice's. */
+export function findInvoiceByPayToken(db: Db, token: string, today?: string): Invoice | undefined {
+  const select = invoiceSelect(today);
+  const row = one<InvoiceRow>(db, `${select.sql} WHERE i.pay_token = ?`, ...select.params, payTokenFingerprint(token));
   return row && withDetails(db, row);
 }
 
@@ -330,6 +355,18 @@ function withDetails(db: Db, row: InvoiceRow): Invoice {
       receivableUsdCents: payment.receivable_usd_cents,
     })),
   };
+}
+
+/**
+ * A draft dated in a closed period could never be sent (send posts on the issue date), so it
+ * is refused when written. Only the lock is checked: drafting posts nothing, so it still works
+ * while billing is past due (spec, Errors rule 3).
+ */
+function assertIssueDateOpen(db: Db, businessId: string, issueDate: string): void {
+  const through = lockedThrough(db, businessId);
+  if (through !== null && issueDate <= through) {
+    throw new ApiError('period_locked', `issueDate: ${issueDate} falls in a closed period (locked through ${through}); date the invoice after ${through}`);
+  }
 }
 
 /**
@@ -421,21 +458,24 @@ interface SummaryRow {
   created_at: string;
 }
 
-/** The invoice list's query: newest first by issue date, then creation, then id; one row more than the page. */
-export function invoiceListQuery(businessId: string, filters: InvoiceFilters, after: readonly string[] | null, limit: number) {
+/**
+ * The invoice list's query: newest first by issue date, then creation, then id; one row more
+ * than the page. Status, shown and filtered on, follows the status rule as of `today`.
+ */
+export function invoiceListQuery(businessId: string, filters: InvoiceFilters, after: readonly string[] | null, limit: number, today: string) {
   const where = ['i.business_id = ?'];
-  const params: unknown[] = [businessId];
+  const params: unknown[] = [today, businessId];
   const add = (condition: string, ...values: unknown[]) => {
     where.push(condition);
     params.push(...values);
   };
-  if (filters.status !== undefined) add('i.status = ?', filters.status);
+  if (filters.status !== undefined) add(`${STATUS_SQL} = ?`, today, filters.status);
   if (filters.customerId !== undefined) add('i.customer_id = ?', filters.customerId);
   if (filters.dateFrom !== undefined) add('i.issue_date >= ?', filters.dateFrom);
   if (filters.dateTo !== undefined) add('i.issue_date <= ?', filters.dateTo);
   if (after) add('(i.issue_date, i.created_at, i.id) < (?, ?, ?)', ...after);
   return {
-    sql: `SELECT i.id, i.number, i.status, c.name AS customer, i.issue_date, i.due_date, i.total_cents, i.paid_cents, i.currency, i.created_at
+    sql: `SELECT i.id, i.number, ${STATUS_SQL} AS status, c.name AS customer, i.issue_date, i.due_date, i.total_cents, i.paid_cents, i.currency, i.created_at
      FROM invoices i JOIN customers c ON c.id = i.customer_id
      WHERE ${where.join(' AND ')}
      ORDER BY i.issue_date DESC, i.created_at DESC, i.id DESC LIMIT ?`,
@@ -450,7 +490,7 @@ export function invoiceListQuery(businessId: string, filters: InvoiceFilters, af
 export function listInvoices(db: Db, businessId: string, filters: InvoiceFilters, request: PageRequest, today: string): Page<InvoiceSummary> {
   const { overdueOnly, ...listFilters } = filters;
   const scope: ListScope = { list: 'invoices', filters: { businessId, ...listFilters, overdueOnly: overdueOnly ?? false } };
-  const query = invoiceListQuery(businessId, listFilters, pageStart(db, scope, request), request.limit);
+  const query = invoiceListQuery(businessId, listFilters, pageStart(db, scope, request), request.limit, today);
   const page = pageOf(db, scope, request, all<SummaryRow>(db, query.sql, ...query.params), (row) => [row.issue_date, row.created_at, row.id]);
   const rows = page.rows
     .map((row) => ({

@@ -7,6 +7,7 @@ import { type ForeignCurrency, formatMoney, usd } from '../money.js';
 import type { Business } from './businesses.js';
 import { rateOnOrBefore } from './fx.js';
 import { newId } from './ids.js';
+import { lockedThrough } from './periods.js';
 import { getTenant } from './tenants.js';
 
 /**
@@ -90,6 +91,25 @@ const draftWithoutRate: Rule = (db, business, _today, context) =>
       action: `Set a rate with daybook rate set --currency ${invoice.currency} --date ${invoice.issue_date}, or send it while the rate provider can be reached.`,
       evidence: [{ label: `Invoice ${invoice.number}`, url: invoiceUrl(context, invoice.id) }],
     }));
+
+/** A draft dated on or before the lock can never be sent: send posts on its issue date, and no closed period reopens. */
+const draftInClosedPeriod: Rule = (db, business, _today, context) => {
+  const through = lockedThrough(db, business.id);
+  if (through === null) return [];
+  return all<{ id: string; number: string; issue_date: string }>(
+    db,
+    "SELECT id, number, issue_date FROM invoices WHERE business_id = ? AND status = 'draft' AND issue_date <= ? ORDER BY issue_date, number",
+    business.id,
+    through,
+  ).map((invoice) => ({
+    kind: 'draft_in_closed_period',
+    subjectId: invoice.id,
+    severity: 'attention' as const,
+    sentence: `Draft ${invoice.number} cannot be sent: period closed (it is dated ${invoice.issue_date}, and the books are locked through ${through}).`,
+    action: `Void it with daybook invoice void --id ${invoice.id}, then draft it again with an issue date after ${through}.`,
+    evidence: [{ label: `Invoice ${invoice.number}, issued ${invoice.issue_date}`, url: invoiceUrl(context, invoice.id) }],
+  }));
+};
 
 interface OwedInvoice {
   id: string;
@@ -261,6 +281,7 @@ export const TODAY_RULES: readonly Rule[] = [
   reviewWaitingLong,
   reviewWaiting,
   recentlyOverdue,
+  draftInClosedPeriod,
   dueSoon,
   keyExpiring,
   paymentsReceived,

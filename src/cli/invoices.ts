@@ -39,7 +39,9 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   const group = program.command('invoice').description('invoices (the API drafts, sends and records payments)');
   group
     .command('void')
-    .description('void an invoice: a draft by its status, a sent one by a reversing entry; refused once paid in part or whole')
+    .description(
+      'void an invoice: a draft by its status, a sent one by a reversing entry; refused once paid in part or whole. The way out for a draft dated in a closed period, which can never be sent',
+    )
     .requiredOption('--id <id>', 'invoice id', id)
     .action(action(io, voidCommand));
   group

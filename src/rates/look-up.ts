@@ -9,17 +9,48 @@ import { storeQuotedRates } from './store.js';
 /** Either the rate to use, or why there is none, worded for the caller's 422. */
 export type RateLookUp = { rate: ExchangeRate; problem?: string } | { rate?: undefined; problem: string };
 
-/** A stored quote this many days older than the date asked is stale enough to ask again (a long weekend is four). */
+/**
+ * How many days older than the date asked a stored rate may be and still be used, unless
+ * DAYBOOK_RATE_MAX_AGE_DAYS says otherwise: four, a weekend plus a holiday, which have no quote
+ * of their own.
+ */
 export const FRESH_RATE_DAYS = 4;
 
 /**
- * The one-time look-up the invoice send and payment paths make: the stored rate on or before
- * `date` when it is recent (at most FRESH_RATE_DAYS older: weekends and holidays have no
- * quote of their own), else one request to the provider, whose rates are all stored under the
+ * The one rule for which stored rate a send or a payment may post at: the rate stored for
+ * `date`, or the newest one before it at most `maxAgeDays` older. A date after today needs a
+ * rate of its own (no quote for it can exist yet, so only one set by hand counts). Otherwise
+ * `problem` says why, naming the newest stored rate on or before the date (or that there is
+ * none) and `daybook rate set` as the way to store one by hand. Reads only; any transaction.
+ */
+export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date: string, maxAgeDays: number = FRESH_RATE_DAYS): RateLookUp {
+  if (!FOREIGN_CURRENCIES.includes(currency)) throw new Error(`usableRate: not a foreign currency: ${String(currency)}`);
+  if (!isIsoDate(date)) throw new Error(`usableRate: not a date: ${date}`);
+  if (!Number.isSafeInteger(maxAgeDays) || maxAgeDays < 0) throw new Error(`usableRate: not a number of days: ${maxAgeDays}`);
+  const stored = rateOnOrBefore(db, currency, date);
+  const today = todayUtc(clock);
+  if (stored && stored.date === date) return { rate: stored };
+  if (stored && date <= today && daysBetween(stored.date, date) <= maxAgeDays) return { rate: stored };
+  const newest = stored ? `the newest ${currency} rate stored is for ${stored.date}` : `no ${currency} rate is stored on or before ${date}`;
+  const why =
+    date > today
+      ? `${date} is after today (${today}), so no rate for it can be fetched yet, and ${newest}`
+      : stored
+        ? `${newest}, more than ${maxAgeDays} days before ${date}, and the rate provider gave none newer`
+        : `${newest}, and the rate provider gave none`;
+  return { problem: `${why}; store one by hand with daybook rate set --currency ${currency} --date ${date} --usd-per-unit RATE` };
+}
+
+/**
+ * The one-time look-up the invoice send and payment paths make: the stored rate usableRate
+ * allows (`options.maxAgeDays`, FRESH_RATE_DAYS unless given), else, for a date not after
+ * today, one request to the provider, whose rates are all stored under the
  * quote's own date (through storeQuotedRates, the rates job's rules). When the provider cannot
  * answer, or its rate for the currency is refused (zero, malformed, or over 100x away from the
  * one before), an older stored rate is still the rate on or before the date, and is returned
- * with the problem beside it. A provider failure comes back as `problem`, never as a throw.
+ * with the problem beside it; the posting refuses it all the same when usableRate does (the
+ * returned rate is what the books hold, not a permission to post at it). A provider failure
+ * comes back as `problem`, never as a throw.
  *
  * It awaits the network, so it must run before (outside) the write's transaction; the
  * rates it stores are committed in a transaction of their own.
@@ -30,14 +61,18 @@ export async function lookUpRate(
   provider: RateProvider,
   currency: ForeignCurrency,
   date: string,
-  options: FetchRatesOptions = {},
+  options: FetchRatesOptions & { maxAgeDays?: number } = {},
 ): Promise<RateLookUp> {
   if (db.inTransaction) throw new Error('lookUpRate: must not be awaited inside a transaction');
   if (!FOREIGN_CURRENCIES.includes(currency)) throw new Error(`lookUpRate: not a foreign currency: ${String(currency)}`);
   if (!isIsoDate(date)) throw new Error(`lookUpRate: not a date: ${date}`);
 
+  const { maxAgeDays = FRESH_RATE_DAYS, ...fetchOptions } = options;
+  const usable = usableRate(db, clock, currency, date, maxAgeDays);
+  if (usable.rate) return usable;
   const stored = rateOnOrBefore(db, currency, date);
-  if (stored && daysBetween(stored.date, date) <= FRESH_RATE_DAYS) return { rate: stored };
+  // No provider quotes a day that has not come: asking would only store today's quote.
+  if (date > todayUtc(clock)) return stored ? { rate: stored, problem: usable.problem } : usable;
 
   const failed = (why: string): RateLookUp => {
     if (stored) return { rate: stored, problem: `the latest ${currency} rate stored is for ${stored.date}, and looking up a newer one failed: ${why}` };
@@ -46,7 +81,7 @@ export async function lookUpRate(
 
   let quoted: QuotedRates;
   try {
-    quoted = await fetchUsdRates(provider, date, options);
+    quoted = await fetchUsdRates(provider, date, fetchOptions);
   } catch (error) {
     if (!(error instanceof RateProviderError)) throw error;
     return failed(error.message);
@@ -59,8 +94,10 @@ export async function lookUpRate(
   // A refused rate was not stored: as far as this currency goes, the provider did not answer.
   const refusal = refused.find((candidate) => candidate.currency === currency);
   if (refusal) return failed(`the ${provider.kind} rate provider's answer was refused: ${refusal.message}`);
+  const after = usableRate(db, clock, currency, date, maxAgeDays);
+  if (after.rate) return after;
   const rate = rateOnOrBefore(db, currency, date);
-  if (rate) return { rate };
+  if (rate) return { rate, problem: after.problem };
   return {
     problem: `no ${currency} rate is stored on or before ${date}, and the ${provider.kind} rate provider's latest quote is for ${quoted.date}`,
   };

@@ -639,17 +639,19 @@ describe('invoice posting over the API (send, payments, remind)', () => {
         expect(linesOf(app, oneEntryFor(app, 'invoice_payment', res.body.paymentId).id)[0]).to.deep.equal(line('Business Checking', 'debit', 54750n, 'both'));
       });
 
-      it("falls back on the latest stored rate (the rate on or before the payment date) when a newer one cannot be looked up", async () => {
+      it('answers 422 paidAt naming the newest stored rate when it is more than 4 days older and a newer one cannot be looked up (no stale rate is posted)', async () => {
         setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
         const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
         await sent(invoiceId);
         provider.reply = { status: 500, body: '{}' };
         provider.requests.length = 0;
+        const entries = app.db.prepare("SELECT count(*) AS n FROM journal_entries WHERE source_type = 'invoice_payment'").get() as { n: bigint };
         const res = await pay(invoiceId, { amountCents: '50000', method: 'wire', paidAt: '2026-03-09' });
-        expect(res.status).to.equal(201);
+        expect(res.status, res.text).to.equal(422);
+        expect(res.body.error.code).to.equal('validation_failed');
+        expect(res.body.error.message).to.match(/^paidAt: /).and.include('2026-03-02').and.include('daybook rate set');
         expect(provider.requests).to.have.length(1);
-        // EUR 500.00 x 1.0812 = 540.60 both in cash and in the receivable cleared: no FX difference.
-        expect(linesOf(app, oneEntryFor(app, 'invoice_payment', res.body.paymentId).id)[0]).to.deep.equal(line('Business Checking', 'debit', 54060n, 'both'));
+        expect(app.db.prepare("SELECT count(*) AS n FROM journal_entries WHERE source_type = 'invoice_payment'").get()).to.deep.equal(entries);
       });
     });
   });

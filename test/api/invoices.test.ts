@@ -858,7 +858,8 @@ describe('invoices', () => {
         expect(first.nextCursor, 'a page may hold none while nextCursor is set').to.be.a('string').and.not.equal('');
 
         const second = await list({ limit: 2, overdueOnly: true, cursor: first.nextCursor });
-        expect(second.invoices.map((row: any) => [row.id, row.status, row.dueDate])).to.deep.equal([[overdue.invoiceId, 'sent', '2026-03-21']]);
+        // Overdue by the status rule as soon as its due date has passed: no sweep ran.
+        expect(second.invoices.map((row: any) => [row.id, row.status, row.dueDate])).to.deep.equal([[overdue.invoiceId, 'overdue', '2026-03-21']]);
         expect(second.nextCursor).to.equal(null);
       });
 
@@ -887,11 +888,13 @@ describe('invoices', () => {
 
         const all = await list();
         const statusOf = new Map<string, string>(all.invoices.map((row: any) => [row.id, row.status]));
+        // The status rule: overdue (due before today with a balance) outranks sent, viewed and
+        // partially paid, whether or not the sweep has run; paid outranks overdue.
         expect([draftPastDue, sentPastDue, viewedPastDue, partlyPaidPastDue, paidPastDue, markedOverdue].map((id) => statusOf.get(id))).to.deep.equal([
           'draft',
-          'sent',
-          'viewed',
-          'partially_paid',
+          'overdue',
+          'overdue',
+          'overdue',
           'paid',
           'overdue',
         ]);

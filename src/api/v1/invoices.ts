@@ -151,7 +151,7 @@ export function presentInvoice(db: Db, siteUrl: string, invoice: Invoice) {
 
 /** The invoice a key may see: one of a business it cannot reach answers 404, like one that does not exist. */
 function reachableInvoice(services: Services, principal: Principal, id: string): Invoice {
-  const invoice = findInvoice(services.db, id);
+  const invoice = findInvoice(services.db, id, todayUtc(services.clock));
   if (!invoice || !canReach(services.db, principal, invoice.businessId)) throw notFound('invoice');
   return invoice;
 }
@@ -164,7 +164,7 @@ function reachableInvoice(services: Services, principal: Principal, id: string):
 async function ensureRate(services: Services, currency: Currency, date: string): Promise<void> {
   if (currency === 'USD') return;
   const provider = { kind: services.config.fxProvider, url: services.config.fxProviderUrl };
-  const found = await lookUpRate(services.db, services.clock, provider, currency as ForeignCurrency, date);
+  const found = await lookUpRate(services.db, services.clock, provider, currency as ForeignCurrency, date, { maxAgeDays: services.config.rateMaxAgeDays });
   if (found.problem) services.log.warn({ currency, date, problem: found.problem }, found.rate ? 'using an older exchange rate' : 'no exchange rate to be had');
 }
 
@@ -204,7 +204,7 @@ export const createInvoice = defineWrite({
   responses: {
     201: { description: 'The draft', schema: Strict({ invoiceId: Uuid, invoiceNumber: Type.String(), webUrl: Type.String() }) },
   },
-  errors: ['entity_not_allowed', 'not_found', 'conflict'],
+  errors: ['entity_not_allowed', 'not_found', 'conflict', 'period_locked'],
   work({ principal, services, actor, body }) {
     const business = resolveBusiness(services.db, principal, body.entityId);
     const created = draftInvoice(services.db, services.clock, actor, {
@@ -301,7 +301,7 @@ export const sendInvoiceOperation = defineWrite({
   },
   work({ principal, services, actor, params }) {
     reachableInvoice(services, principal, params.id);
-    const sent = sendInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl });
+    const sent = sendInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl }, services.config.rateMaxAgeDays);
     return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, sent.invoice) };
   },
   async afterCommit({ services, params }) {
@@ -368,6 +368,7 @@ export const recordPaymentOperation = defineWrite({
       method: body.method,
       paidAt: body.paidAt ?? todayUtc(services.clock),
       ...(body.memo !== undefined ? { memo: body.memo } : {}),
+      rateMaxAgeDays: services.config.rateMaxAgeDays,
     });
     const { invoice } = recorded;
     return {
