@@ -109,6 +109,8 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
       const unpaid = await invoicePdf(app, invoice);
       expect(unpaid.pdf.text).to.include('Balance due €1,402.50');
       app.clock.set('2026-03-20T10:00:00.000Z');
+      // A payment converts at a rate of its own date (or a few days older).
+      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-20', usdPerUnit: '1.08' });
       await payInvoice(app, books.key, invoice.id, '40000', '2026-03-20');
       const detail = await getInvoice(app, books.key, invoice.id);
       expect(detail.status).to.equal('partially_paid');
