@@ -1,13 +1,15 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CLI_ACTOR } from './books/audit.js';
 import { importBankStatement, parseStatement } from './books/bank-import.js';
+import { createBill, payBill } from './books/bills.js';
 import type { Business } from './books/businesses.js';
 import { listPostableAccounts } from './books/chart.js';
 import { findOrCreateCustomer } from './books/customers.js';
 import { recordExpense } from './books/expenses.js';
 import { setRate } from './books/fx.js';
-import { recordPayment, sendInvoice } from './books/invoice-posting.js';
+import { recordPayment, sendInvoice, voidInvoice } from './books/invoice-posting.js';
 import { createInvoice } from './books/invoices.js';
+import { lockPeriod } from './books/periods.js';
 import { ensureServerSecrets } from './books/secrets.js';
 import { findOrCreateVendor } from './books/vendors.js';
 import { type Clock, todayUtc } from './clock.js';
@@ -19,8 +21,9 @@ import { CurrencyCode, DigitString, IsoDate, Name, StringEnum, Strict, Text } fr
 
 /**
  * Books described as JSON for daybook/testing (`startDaybook({ fixture })`, `serve --ephemeral
- * --fixture FILE`): customers, vendors, exchange rates, expenses, invoices (drafts, sent, paid
- * in part or in full) and bank statements for the review queue, written through the same books
+ * --fixture FILE`): businesses on either basis, customers, vendors, exchange rates, expenses,
+ * invoices (drafts, sent, paid in part or in full, voided), bills (open, paid in part or in
+ * full), period locks and bank statements for the review queue, written through the same books
  * functions the API and the importer use, so seeded books are books like any other.
  */
 
@@ -28,7 +31,9 @@ const BusinessRef = Type.Optional(Type.String({ description: 'a business by name
 
 export const FixtureSchema = Strict({
   accountName: Type.Optional(Name()),
-  businesses: Type.Optional(Type.Array(Strict({ name: Name() }), { minItems: 1, maxItems: 20 })),
+  businesses: Type.Optional(
+    Type.Array(Strict({ name: Name(), basis: Type.Optional(StringEnum(['accrual', 'cash'] as const, { description: 'the basis its reports default to; accrual when left out' })) }), { minItems: 1, maxItems: 20 }),
+  ),
   customers: Type.Optional(
     Type.Array(Strict({ name: Name(), email: Type.Optional(Text(320)), currency: Type.Optional(CurrencyCode), paymentTermsDays: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })) })),
   ),
@@ -49,10 +54,26 @@ export const FixtureSchema = Strict({
         memo: Type.Optional(Text(2000)),
         lines: Type.Array(Strict({ description: Text(2000, { minLength: 1 }), quantity: Type.String(), unitPriceCents: DigitString, account: Type.String() }), { minItems: 1 }),
         sent: Type.Optional(Type.Boolean({ description: 'sent (and posted); a draft when false or left out' })),
+        void: Type.Optional(Type.Boolean({ description: 'sent, then voided (as `daybook invoice void` does); takes no payment' })),
         payments: Type.Optional(Type.Array(Strict({ amountCents: DigitString, paidAt: Type.Optional(IsoDate), method: StringEnum(['check', 'cash', 'wire', 'other'] as const) }))),
       }),
     ),
   ),
+  bills: Type.Optional(
+    Type.Array(
+      Strict({
+        business: BusinessRef,
+        vendor: Name(),
+        number: Text(100, { minLength: 1 }),
+        issueDate: IsoDate,
+        dueDate: IsoDate,
+        amountCents: DigitString,
+        account: Type.String(),
+        payments: Type.Optional(Type.Array(Strict({ amountCents: DigitString, date: Type.Optional(IsoDate) }))),
+      }),
+    ),
+  ),
+  periodLocks: Type.Optional(Type.Array(Strict({ business: BusinessRef, through: IsoDate }))),
   bankStatements: Type.Optional(Type.Array(Strict({ business: BusinessRef, csv: Type.String({ minLength: 1 }) }))),
 });
 
@@ -115,6 +136,13 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
         ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
         lines: invoice.lines.map((line, index) => ({ ...line, unitPriceCents: BigInt(line.unitPriceCents), accountId: account(of, line.account, `${path}.lines.${index}.account`) })),
       });
+      if (invoice.void) {
+        if (invoice.sent === false) throw new FixtureError(`fixture: ${path}.sent: a voided invoice is sent first; leave out "sent" or set it to true`);
+        if (invoice.payments?.length) throw new FixtureError(`fixture: ${path}.payments: a voided invoice takes no payment`);
+        sendInvoice(db, clock, CLI_ACTOR, invoiceId, { siteUrl });
+        voidInvoice(db, clock, CLI_ACTOR, invoiceId);
+        return;
+      }
       if (!invoice.sent) {
         if (invoice.payments?.length) throw new FixtureError(`fixture: ${path}.payments: a draft takes no payment; set "sent": true`);
         return;
@@ -124,9 +152,24 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
         recordPayment(db, clock, CLI_ACTOR, { invoiceId, amountCents: BigInt(payment.amountCents), method: payment.method, paidAt: payment.paidAt ?? todayUtc(clock) }),
       );
     });
+    each(fixture.bills, 'bills', (bill, path) => {
+      const of = business(bill.business, path);
+      const created = createBill(db, clock, CLI_ACTOR, {
+        businessId: of.id,
+        vendorName: bill.vendor,
+        number: bill.number,
+        issueDate: bill.issueDate,
+        dueDate: bill.dueDate,
+        amountCents: BigInt(bill.amountCents),
+        accountId: account(of, bill.account, `${path}.account`),
+      });
+      each(bill.payments, `${path}.payments`, (payment) => payBill(db, clock, CLI_ACTOR, { billId: created.id, amountCents: BigInt(payment.amountCents), ...(payment.date !== undefined ? { date: payment.date } : {}) }));
+    });
     each(fixture.bankStatements, 'bankStatements', (statement, path) =>
       importBankStatement(db, clock, CLI_ACTOR, { businessId: business(statement.business, path).id, fileName: `fixture-${path}.csv`, rows: parseStatement(Buffer.from(statement.csv, 'utf8')) }),
     );
+    // Last, so that everything above may be dated inside the periods they close.
+    each(fixture.periodLocks, 'periodLocks', (lock, path) => lockPeriod(db, clock, CLI_ACTOR, business(lock.business, path).id, lock.through));
     // The fixture's emails are history, delivered before the test began: the outbox starts empty.
     run(db, "UPDATE email_outbox SET status = 'sent', attempts = 1, sent_at = created_at WHERE status = 'pending'");
   });

@@ -1,11 +1,12 @@
 import { CLI_ACTOR } from './books/audit.js';
-import { type Business, createBusiness } from './books/businesses.js';
+import { type Basis, type Business, createBusiness } from './books/businesses.js';
 import { createKey, type KeyAccess } from './books/keys.js';
 import type { Plan } from './books/plans.js';
 import { createTenant, updateTenant } from './books/tenants.js';
 import { fixedClock } from './clock.js';
 import { isIsoDate } from './dates.js';
-import type { LogLevel } from './config.js';
+import { ConfigError, type LogLevel } from './config.js';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { openDb } from './db/connection.js';
 import { FaultQueue, faultFor, type TestFailure } from './http/faults.js';
 import { CapturingMailer, type Outbox } from './email/captured-outbox.js';
@@ -41,7 +42,11 @@ export interface StartDaybookOptions {
   plan?: Plan;
   /** Whether the plan's request budgets apply (default false: a test suite is no abuse). */
   rateLimits?: boolean;
-  /** The site address the emails' pay links are made under (default http://localhost:3000; `payUrl` in the outbox always points at this server). */
+  /**
+   * The site address every link Daybook writes is made under: pay links in emails and PDFs,
+   * `payUrl`/`webUrl` in API answers, Today's evidence links (default: the server's own url;
+   * `payUrl` in the outbox always points at this server).
+   */
   siteUrl?: string;
   /** The server's log level (default silent). */
   logLevel?: LogLevel;
@@ -97,6 +102,39 @@ export interface RunningDaybook {
 }
 
 export async function startDaybook(options: StartDaybookOptions = {}): Promise<RunningDaybook> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      // The free port chosen for the site address was taken before the server bound it: start again on another.
+      if (options.siteUrl || attempt >= PORT_ATTEMPTS || !(error instanceof ConfigError && error.message.includes('already in use'))) throw error;
+    }
+  }
+}
+
+/** How many free ports startDaybook tries when another program takes the one it chose first. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * A loopback port free now: the server binds it a moment later. Chosen before the books are
+ * made, so that every link Daybook writes (emails, PDFs, API answers, Today) is under the
+ * server's own address, the fixture's included.
+ */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, LOOPBACK, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const LOOPBACK = '127.0.0.1';
+
+async function startOnce(options: StartDaybookOptions): Promise<RunningDaybook> {
+  const port = options.siteUrl ? 0 : await freeLoopbackPort();
   // Removed by close(), and by the process ending any other way (src/removed-on-exit.ts).
   const books = removedOnExit(await throwawayBooks('daybook-testing-'));
   try {
@@ -105,10 +143,12 @@ export async function startDaybook(options: StartDaybookOptions = {}): Promise<R
     const faults = new FaultQueue();
     const config = throwawayConfig(books.path, {
       logLevel: options.logLevel ?? 'silent',
-      ...(options.siteUrl ? { siteUrl: options.siteUrl } : {}),
+      host: LOOPBACK,
+      port,
+      siteUrl: options.siteUrl || `http://${LOOPBACK}:${port}`,
       ...JOBS_OFF,
     });
-    const made = options.fixture === 'demo' ? demoAccount(books.path, clock, options) : makeAccount(books.path, clock, options, config.siteUrl);
+    const made = options.fixture === 'demo' ? demoAccount(books.path, clock, options, config.siteUrl) : makeAccount(books.path, clock, options, config.siteUrl);
     let runJob: (name: string) => Promise<void> = () => Promise.reject(new Error('the server is starting'));
     const control: ControlHandlers = {
       setClock: (at) => (clock.set(at), clock.now()),
@@ -220,13 +260,13 @@ function finiteNumber(field: string, value: number): number {
 
 type MadeAccount = Pick<RunningDaybook, 'accountId' | 'businesses' | 'keys'>;
 
-function demoAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions): MadeAccount {
+function demoAccount(dbPath: string, clock: TestClock, options: StartDaybookOptions, siteUrl: string): MadeAccount {
   for (const option of ['accountName', 'businesses', 'keys', 'plan'] as const) {
     if (options[option] !== undefined) throw new Error(`startDaybook: the demo fixture makes its own account, businesses and key; leave out ${option}`);
   }
   const db = openDb(dbPath);
   try {
-    const demo = seedDemo(db, clock, options.siteUrl ? { siteUrl: options.siteUrl } : {});
+    const demo = seedDemo(db, clock, { siteUrl });
     if (!options.rateLimits) updateTenant(db, clock, CLI_ACTOR, demo.tenantId, { rateLimit: { mode: 'off' } });
     return { accountId: demo.tenantId, businesses: demo.businesses, keys: [{ id: demo.keyId, name: 'demo key', access: 'read_write', key: demo.key }] };
   } finally {
@@ -242,8 +282,8 @@ function makeAccount(dbPath: string, clock: TestClock, options: StartDaybookOpti
   try {
     const tenant = createTenant(db, clock, CLI_ACTOR, { name: fixture?.accountName ?? options.accountName ?? 'Test Account', plan: options.plan ?? 'large' });
     if (!options.rateLimits) updateTenant(db, clock, CLI_ACTOR, tenant.id, { rateLimit: { mode: 'off' } });
-    const names = fixture?.businesses?.map((business) => business.name) ?? options.businesses ?? ['Test Business'];
-    const businesses: Business[] = names.map((name) => createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name }));
+    const asked: Array<{ name: string; basis?: Basis }> = fixture?.businesses ?? (options.businesses ?? ['Test Business']).map((name) => ({ name }));
+    const businesses: Business[] = asked.map(({ name, basis }) => createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name, ...(basis ? { basis } : {}) }));
     if (fixture) loadFixture(db, clock, tenant.id, businesses, fixture, siteUrl);
     const byName = (name: string): string => {
       const found = businesses.find((business) => business.name === name);
