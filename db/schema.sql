@@ -219,7 +219,7 @@ CREATE TABLE invoice_lines (
     UNIQUE (invoice_id, line_no)
   ) STRICT;
 
-CREATE TABLE invoice_payments (
+CREATE TABLE "invoice_payments" (
     id TEXT PRIMARY KEY,
     invoice_id TEXT NOT NULL REFERENCES invoices(id),
     amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
@@ -228,9 +228,11 @@ CREATE TABLE invoice_payments (
     memo TEXT CHECK (length(memo) <= 2000),
     usd_per_unit TEXT,
     usd_cents INTEGER NOT NULL CHECK (usd_cents >= 0),
-    journal_entry_id TEXT NOT NULL REFERENCES journal_entries(id),
-    created_at TEXT NOT NULL
-  , receivable_usd_cents INTEGER NOT NULL DEFAULT 0 CHECK (receivable_usd_cents >= 0)) STRICT;
+    journal_entry_id TEXT REFERENCES journal_entries(id),
+    created_at TEXT NOT NULL,
+    receivable_usd_cents INTEGER NOT NULL DEFAULT 0 CHECK (receivable_usd_cents >= 0),
+    CHECK (journal_entry_id IS NOT NULL OR (usd_cents = 0 AND receivable_usd_cents = 0))
+  ) STRICT;
 
 CREATE TABLE invoice_reminders (
     id TEXT PRIMARY KEY,

@@ -10,6 +10,7 @@ import * as jobs from './20261123_0008_jobs.js';
 import * as nameKeys from './20261127_0009_name_keys.js';
 import * as invoiceDocuments from './20261127_0010_invoice_documents.js';
 import * as reviewRecordedExpense from './20261127_0011_review_recorded_expense.js';
+import * as zeroUsdPayments from './20261127_0012_zero_usd_payments.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -41,4 +42,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0009_name_keys', module: nameKeys },
   { name: '20261127_0010_invoice_documents', module: invoiceDocuments },
   { name: '20261127_0011_review_recorded_expense', module: reviewRecordedExpense },
+  { name: '20261127_0012_zero_usd_payments', module: zeroUsdPayments },
 ];

@@ -197,18 +197,22 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
   const usdPerUnit = usdPerUnitOn(db, clock, invoice.currency, input.paidAt, 'paidAt', input.rateMaxAgeDays ?? FRESH_RATE_DAYS);
   const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
-  if (lines.journal.length < 2) {
-    throw validationFailed('amountCents', `is worth less than one US cent at ${usdPerUnit} USD per ${invoice.currency}; record it together with a larger payment`);
-  }
   const paymentId = newId();
-  const entry = postEntry(db, clock, actor, {
-    businessId: invoice.businessId,
-    date: input.paidAt,
-    memo: `Payment on invoice ${invoice.number} (${input.method})`,
-    sourceType: 'invoice_payment',
-    sourceId: paymentId,
-    lines: lines.journal,
-  });
+  // A payment worth nothing in USD in either view (its cash and the receivable it clears both
+  // round to zero cents) is still a payment, but has no line to post: the engine writes no entry
+  // without two non-zero lines, so it is recorded with none. Non-zero lines always come at least
+  // in pairs (each view balances on its own), so a payment posts either nothing or an entry.
+  const entry =
+    lines.journal.length === 0
+      ? null
+      : postEntry(db, clock, actor, {
+          businessId: invoice.businessId,
+          date: input.paidAt,
+          memo: `Payment on invoice ${invoice.number} (${input.method})`,
+          sourceType: 'invoice_payment',
+          sourceId: paymentId,
+          lines: lines.journal,
+        });
   run(
     db,
     `INSERT INTO invoice_payments (id, invoice_id, amount_cents, method, paid_at, memo, usd_per_unit, usd_cents, receivable_usd_cents, journal_entry_id, created_at)
@@ -222,7 +226,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
     usdPerUnit,
     lines.cashUsdCents,
     lines.clearedUsdCents,
-    entry.id,
+    entry?.id ?? null,
     nowIso(clock),
   );
   const settles = input.amountCents === balanceCents;
@@ -251,6 +255,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
       paidAt: input.paidAt,
       usdCents: lines.cashUsdCents.toString(),
       fxDifferenceUsdCents: (lines.cashUsdCents - lines.clearedUsdCents).toString(),
+      posted: entry !== null,
     },
   });
   return { paymentId, invoice: requireInvoice(db, invoice.id) };

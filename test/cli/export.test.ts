@@ -788,7 +788,7 @@ function generateBooks(books: Books, today: string): Business[] {
             books.pay(invoiceId, amountCents, paidAt);
             counts.payments += 1;
           } catch (error) {
-            // A payment worth less than a US cent is refused; nothing was written.
+            // A payment the books refuse (a rate they will not use) writes nothing.
             if (!(error instanceof ApiError && error.code === 'validation_failed')) throw error;
           }
         }
