@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/bank-import.js';
-import { ledgerTotals } from '../../src/books/ledger.js';
 import { type ApiTenant, countRows, useFreshTenantPerTest } from '../support/api.js';
-import type { TestApp, TestResponse } from '../support/app.js';
-import { accountIdByName, accountIdByRole, TEST_ACTOR } from '../support/factories.js';
-import { withQuery } from '../support/register.js';
+import type { TestApp } from '../support/app.js';
+import { accountIdByName, accountIdByRole } from '../support/factories.js';
+import { type QueueItem, statementQueue } from '../support/review.js';
 
 /**
  * The queue never books twice (issue 27, finding 7): an expense recorded with POST /expenses
@@ -13,25 +11,6 @@ import { withQuery } from '../support/register.js';
  */
 
 const START = '2026-03-15T12:00:00.000Z';
-const HEADER = 'date,description,amount,vendor';
-
-interface QueueItem {
-  id: string;
-  date: string;
-  amount: { cents: string };
-  vendor: string | null;
-  description: string | null;
-  proposedAccountId: string | null;
-  proposedAccount: string | null;
-  confidence: number | null;
-  rationale: string | null;
-}
-
-interface QueueBody {
-  hasMore: boolean;
-  highConfidence: QueueItem[];
-  needsReview: QueueItem[];
-}
 
 describe('the review queue never books an expense twice', () => {
   let app: TestApp;
@@ -39,37 +18,18 @@ describe('the review queue never books an expense twice', () => {
 
   useFreshTenantPerTest((started) => ({ app, tenant } = started), { at: START, tenant: { plan: 'large' } });
 
-  const importRows = (...rows: string[]): BankImportResult =>
-    importBankStatement(app.db, app.clock, TEST_ACTOR, {
-      businessId: tenant.business.id,
-      fileName: 'statement.csv',
-      rows: parseStatement(Buffer.from([HEADER, ...rows].join('\n'))),
-    });
-  const getQueue = async (): Promise<QueueBody> => {
-    const res = await app.get(withQuery('/api/v1/review-queue', { limit: 100 }), tenant.key);
-    expect(res.status, res.text).to.equal(200);
-    return res.body as QueueBody;
-  };
-  const everyItem = (queue: QueueBody): QueueItem[] => [...queue.highConfidence, ...queue.needsReview];
+  const { importRows, getQueue, everyItem, accept, expectBooksBalance } = statementQueue(() => ({ app, tenant }));
   const onlyItem = async (): Promise<QueueItem> => {
     const items = everyItem(await getQueue());
     expect(items).to.have.length(1);
     return items[0]!;
   };
-  const accept = (itemId: string, body: Record<string, unknown> = {}): Promise<TestResponse> =>
-    app.post(`/api/v1/review-queue/${itemId}/accept`, tenant.key, body);
   const recordExpense = async (body: Record<string, unknown>): Promise<string> => {
     const res = await app.post('/api/v1/expenses', tenant.key, body);
     expect(res.status, res.text).to.equal(201);
     return (res.body as { expenseId: string }).expenseId;
   };
   const journalEntries = (): number => countRows(app.db, 'SELECT count(*) FROM journal_entries WHERE business_id = ?', tenant.business.id);
-  const expectBooksBalance = (): void => {
-    for (const view of ['accrual', 'cash'] as const) {
-      const totals = ledgerTotals(app.db, tenant.business.id, view);
-      expect(totals.debitCents, `${view} view`).to.equal(totals.creditCents);
-    }
-  };
   const bankBalance = (): bigint => {
     const row = app.db
       .prepare(

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/bank-import.js';
-import { ledgerTotals } from '../../src/books/ledger.js';
 import { lockPeriod } from '../../src/books/periods.js';
 import { type ApiTenant, countRows, useFreshTenantPerTest } from '../support/api.js';
-import type { TestApp, TestResponse } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { accountIdByName, accountIdByRole, TEST_ACTOR } from '../support/factories.js';
 import { withQuery } from '../support/register.js';
+import { statementQueue } from '../support/review.js';
 
 /**
  * A bank statement from file to books: the real parser and importer (what `daybook import
@@ -13,25 +12,6 @@ import { withQuery } from '../support/register.js';
  */
 
 const START = '2026-03-15T12:00:00.000Z';
-const HEADER = 'date,description,amount,vendor';
-
-interface QueueItem {
-  id: string;
-  date: string;
-  amount: { cents: string };
-  vendor: string | null;
-  description: string | null;
-  proposedAccountId: string | null;
-  proposedAccount: string | null;
-  confidence: number | null;
-  rationale: string | null;
-}
-
-interface QueueBody {
-  hasMore: boolean;
-  highConfidence: QueueItem[];
-  needsReview: QueueItem[];
-}
 
 describe('a bank statement from import to accepted over HTTP', () => {
   let app: TestApp;
@@ -39,20 +19,7 @@ describe('a bank statement from import to accepted over HTTP', () => {
 
   useFreshTenantPerTest((started) => ({ app, tenant } = started), { at: START, tenant: { plan: 'large' } });
 
-  const importRows = (...rows: string[]): BankImportResult =>
-    importBankStatement(app.db, app.clock, TEST_ACTOR, {
-      businessId: tenant.business.id,
-      fileName: 'statement.csv',
-      rows: parseStatement(Buffer.from([HEADER, ...rows].join('\n'))),
-    });
-  const getQueue = async (): Promise<QueueBody> => {
-    const res = await app.get(withQuery('/api/v1/review-queue', { limit: 100 }), tenant.key);
-    expect(res.status, res.text).to.equal(200);
-    return res.body as QueueBody;
-  };
-  const everyItem = (queue: QueueBody): QueueItem[] => [...queue.highConfidence, ...queue.needsReview];
-  const accept = (itemId: string, body: Record<string, unknown> = {}): Promise<TestResponse> =>
-    app.post(`/api/v1/review-queue/${itemId}/accept`, tenant.key, body);
+  const { importRows, getQueue, everyItem, accept, expectBooksBalance } = statementQueue(() => ({ app, tenant }));
   const balanceOf = (accountId: string): bigint => {
     const row = app.db
       .prepare(
@@ -61,12 +28,6 @@ describe('a bank statement from import to accepted over HTTP', () => {
       )
       .get(accountId) as { balance: bigint };
     return BigInt(row.balance);
-  };
-  const expectBooksBalance = (): void => {
-    for (const view of ['accrual', 'cash'] as const) {
-      const totals = ledgerTotals(app.db, tenant.business.id, view);
-      expect(totals.debitCents, `${view} view`).to.equal(totals.creditCents);
-    }
   };
 
   it('queues money out with the proposal learnt from bookings, and accepting as proposed books it to that account against the bank', async () => {

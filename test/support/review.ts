@@ -2,9 +2,12 @@ import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
 import { newId } from '../../src/books/ids.js';
 import { nowIso } from '../../src/clock.js';
-import type { TestApp } from './app.js';
-import { accountIdByName } from './factories.js';
-import { addTransactionRow } from './register.js';
+import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/bank-import.js';
+import { ledgerTotals } from '../../src/books/ledger.js';
+import type { ApiTenant } from './api.js';
+import type { TestApp, TestResponse } from './app.js';
+import { accountIdByName, TEST_ACTOR } from './factories.js';
+import { addTransactionRow, withQuery } from './register.js';
 
 /**
  * Puts items in the review queue as a bank import leaves them, with the proposal the test
@@ -70,4 +73,65 @@ export function acceptedAt(app: TestApp, itemId: string): string | null {
   const row = app.db.prepare('SELECT accepted_at FROM review_queue_items WHERE id = ?').get(itemId) as { accepted_at: string | null } | undefined;
   expect(row, `review item ${itemId}`).to.not.equal(undefined);
   return row!.accepted_at;
+}
+
+/** An item of GET /review-queue, as the statement tests read it. */
+export interface QueueItem {
+  id: string;
+  date: string;
+  amount: { cents: string };
+  vendor: string | null;
+  description: string | null;
+  proposedAccountId: string | null;
+  proposedAccount: string | null;
+  confidence: number | null;
+  rationale: string | null;
+}
+
+export interface QueueBody {
+  hasMore: boolean;
+  highConfidence: QueueItem[];
+  needsReview: QueueItem[];
+}
+
+const STATEMENT_HEADER = 'date,description,amount,vendor';
+
+/**
+ * A business's bank statement and its queue, for tests that import with the real parser and
+ * importer (what `daybook import bank` runs) and read and accept over HTTP. `current` gives the
+ * suite's app and tenant of the running test.
+ */
+export function statementQueue(current: () => { app: TestApp; tenant: ApiTenant }) {
+  return {
+    /** Imports rows of `date,description,amount,vendor` (no header). */
+    importRows(...rows: string[]): BankImportResult {
+      const { app, tenant } = current();
+      return importBankStatement(app.db, app.clock, TEST_ACTOR, {
+        businessId: tenant.business.id,
+        fileName: 'statement.csv',
+        rows: parseStatement(Buffer.from([STATEMENT_HEADER, ...rows].join('\n'))),
+      });
+    },
+    async getQueue(): Promise<QueueBody> {
+      const { app, tenant } = current();
+      const res = await app.get(withQuery('/api/v1/review-queue', { limit: 100 }), tenant.key);
+      expect(res.status, res.text).to.equal(200);
+      return res.body as QueueBody;
+    },
+    everyItem(queue: QueueBody): QueueItem[] {
+      return [...queue.highConfidence, ...queue.needsReview];
+    },
+    accept(itemId: string, body: Record<string, unknown> = {}): Promise<TestResponse> {
+      const { app, tenant } = current();
+      return app.post(`/api/v1/review-queue/${itemId}/accept`, tenant.key, body);
+    },
+    /** Debits and credits of both views are equal. */
+    expectBooksBalance(): void {
+      const { app, tenant } = current();
+      for (const view of ['accrual', 'cash'] as const) {
+        const totals = ledgerTotals(app.db, tenant.business.id, view);
+        expect(totals.debitCents, `${view} view`).to.equal(totals.creditCents);
+      }
+    },
+  };
 }
