@@ -9,7 +9,7 @@ import { inTransaction } from '../../src/db/connection.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid, setTenant } from '../support/api.js';
 import { accountIdByName, buildBusiness, TEST_ACTOR } from '../support/factories.js';
-import { type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
+import { type FakeProvider, frankfurterBody, useAppWithFakeProvider } from '../support/rate-provider.js';
 import { addCustomer, UUID } from '../support/register.js';
 
 /**
@@ -156,23 +156,8 @@ describe('invoice posting over the API (send, payments, remind)', () => {
   let tenant: ApiTenant;
   let provider: FakeProvider;
 
-  before(async () => {
-    provider = await startFakeProvider();
-    // Every look-up goes to the loopback provider: no test reaches the real Frankfurter.
-    app = await startTestApp(START, { config: { fxProviderUrl: provider.url } });
-  });
-  after(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-  beforeEach(() => {
-    app.clock.set(START);
-    provider.requests.length = 0;
-    provider.reply = { status: 500, body: '{"message":"not set by this test"}' };
-    // Rates are installation-wide, not per account: each test starts with none.
-    app.db.prepare('DELETE FROM exchange_rates').run();
-    tenant = buildApiTenant(app, { plan: 'large' });
-  });
+  // Every look-up goes to the loopback provider: no test reaches the real Frankfurter.
+  useAppWithFakeProvider(START, (suite) => ({ app, tenant, provider } = suite));
 
   const accountId = (name: string, businessId = tenant.business.id) => accountIdByName(app.db, businessId, name);
   const customer = (name: string, email?: string) => addCustomer(app, tenant.id, email === undefined ? { name } : { name, email });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
-import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
-import { type ApiTenant, buildApiTenant, countRows, expectInvalid } from '../support/api.js';
+import type { TestApp, TestResponse } from '../support/app.js';
+import { type ApiTenant, countRows, expectInvalid } from '../support/api.js';
 import { accountIdByName } from '../support/factories.js';
-import { type FakeProvider, startFakeProvider } from '../support/rate-provider.js';
+import { type FakeProvider, useAppWithFakeProvider } from '../support/rate-provider.js';
 import { addCustomer } from '../support/register.js';
 
 /**
@@ -20,21 +20,7 @@ describe('rates are never silently stale (send and payments over the API)', () =
   let tenant: ApiTenant;
   let provider: FakeProvider;
 
-  before(async () => {
-    provider = await startFakeProvider();
-    app = await startTestApp(START, { config: { fxProviderUrl: provider.url } });
-  });
-  after(async () => {
-    await app?.close();
-    await provider?.close();
-  });
-  beforeEach(() => {
-    app.clock.set(START);
-    provider.requests.length = 0;
-    provider.reply = { status: 500, body: '{"message":"down"}' };
-    app.db.prepare('DELETE FROM exchange_rates').run();
-    tenant = buildApiTenant(app, { plan: 'large' });
-  });
+  useAppWithFakeProvider(START, (suite) => ({ app, tenant, provider } = suite));
 
   const gbp = (date: string, usdPerUnit: string) => setRate(app.db, app.clock, { currency: 'GBP', date, usdPerUnit });
   const send = (id: string, headers: Record<string, string> = {}) => app.post(`/api/v1/invoices/${id}/send`, tenant.key, undefined, headers);

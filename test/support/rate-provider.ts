@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ApiTenant, buildApiTenant } from './api.js';
+import { startTestApp, type TestApp } from './app.js';
 
 /**
  * A fake exchange-rate provider: a real HTTP server on loopback that records every request and
@@ -141,4 +143,36 @@ export async function startHeldRateProvider(): Promise<HeldRateProvider> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export interface AppWithProvider {
+  app: TestApp;
+  tenant: ApiTenant;
+  provider: FakeProvider;
+}
+
+/**
+ * A suite's test app whose every rate look-up goes to a fake provider on loopback (no test
+ * reaches a real one). Each test starts at `at`, with no stored rate (rates are installation-
+ * wide), a fresh tenant, no recorded request, and a provider answering 500 until it says
+ * otherwise. `take` receives them before each test.
+ */
+export function useAppWithFakeProvider(at: string, take: (suite: AppWithProvider) => void): void {
+  let app: TestApp;
+  let provider: FakeProvider;
+  before(async () => {
+    provider = await startFakeProvider();
+    app = await startTestApp(at, { config: { fxProviderUrl: provider.url } });
+  });
+  after(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+  beforeEach(() => {
+    app.clock.set(at);
+    provider.requests.length = 0;
+    provider.reply = { status: 500, body: '{"message":"not set by this test"}' };
+    app.db.prepare('DELETE FROM exchange_rates').run();
+    take({ app, tenant: buildApiTenant(app, { plan: 'large' }), provider });
+  });
 }
