@@ -1,6 +1,6 @@
 CREATE INDEX api_keys_tenant ON api_keys(tenant_id);
 
-CREATE INDEX audit_log_tenant_at ON audit_log(tenant_id, at);
+CREATE INDEX audit_log_tenant_id ON audit_log(tenant_id, id);
 
 CREATE INDEX bill_payments_bill ON bill_payments(bill_id, paid_on);
 
@@ -81,18 +81,20 @@ CREATE TABLE api_keys (
     created_at TEXT NOT NULL
   ) STRICT;
 
-CREATE TABLE audit_log (
+CREATE TABLE "audit_log" (
     id INTEGER PRIMARY KEY,
-    tenant_id TEXT NOT NULL REFERENCES "tenants"(id),
+    tenant_id TEXT REFERENCES tenants(id),
     business_id TEXT REFERENCES businesses(id),
-    actor_type TEXT NOT NULL CHECK (actor_type IN ('api_key','cli','system')),
-    actor_id TEXT,
+    actor_type TEXT NOT NULL CHECK (actor_type IN ('api_key','cli','job','console','pay_page','webhook')),
+    actor_id TEXT CHECK (actor_type <> 'api_key' OR actor_id IS NOT NULL),
     actor_name TEXT NOT NULL,
+    command TEXT CHECK (command IS NULL OR actor_type = 'cli'),
     action TEXT NOT NULL,
     subject_type TEXT,
     subject_id TEXT,
     detail_json TEXT NOT NULL DEFAULT '{}',
-    at TEXT NOT NULL
+    at TEXT NOT NULL,
+    CHECK (tenant_id IS NOT NULL OR business_id IS NULL)
   ) STRICT;
 
 CREATE TABLE bill_payments (

@@ -1,3 +1,4 @@
+import { jobActor } from '../src/books/audit.js';
 import { rateOnOrBefore } from '../src/books/fx.js';
 import { type Clock, todayUtc } from '../src/clock.js';
 import { addDays } from '../src/dates.js';
@@ -9,6 +10,9 @@ import { fetchUsdRates, isUnreachable, type QuotedRates, RateProviderError, type
 import { type RefusedRate, storeQuotedRates } from '../src/rates/store.js';
 import { redactUrl } from '../src/redact.js';
 import { JobOutage } from './pool.js';
+
+/** The rates job, as the audit trail names it beside every rate it stores. */
+const RATES_JOB_ACTOR = jobActor('rates');
 
 export interface RatesContext {
   db: Db;
@@ -138,7 +142,7 @@ export async function runRatesJob(context: RatesContext): Promise<RatesResult> {
     if (quoteDates.has(quoted.date)) continue;
     quoteDates.add(quoted.date);
 
-    const stored = storeQuotedRates(db, clock, provider.kind, quoted);
+    const stored = storeQuotedRates(db, clock, RATES_JOB_ACTOR, provider.kind, quoted);
     result.stored += stored.stored;
     result.kept += stored.kept;
     result.refused += stored.refused.length;

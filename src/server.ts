@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type AppOptions, buildApp, type DaybookApp } from './app.js';
 import { runJobOnce, startJobPool } from '../jobs/pool.js';
 import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
+import { cliActor, recordMigration } from './books/audit.js';
 import { JOB_NAMES, type JobName } from './books/job-runs.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
@@ -66,12 +67,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 async function serve(config: Config, options: StartOptions, clock: Clock, log: Logger, releaseLock: () => void): Promise<RunningServer> {
-  await migrateLatest(config.db);
+  const { applied } = await migrateLatest(config.db);
   warnOfExposedFiles(config, log);
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
   let app: DaybookApp | undefined;
   let server: Server;
   try {
+    // `daybook serve` migrated (and recorded it) already; a server embedded by other code records its own.
+    recordMigration(db, clock, cliActor('server start-up'), applied);
     const released = releaseAbandonedClaims(db);
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
     ensureServerSecrets(db, clock);

@@ -108,7 +108,7 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
       return found.id;
     };
     const customers = new Map<string, string>();
-    each(fixture.rates, 'rates', (rate) => setRate(db, clock, rate));
+    each(fixture.rates, 'rates', (rate) => setRate(db, clock, CLI_ACTOR, rate));
     each(fixture.customers, 'customers', (customer) => customers.set(customer.name, findOrCreateCustomer(db, clock, CLI_ACTOR, tenantId, customer).id));
     each(fixture.vendors, 'vendors', (vendor) => findOrCreateVendor(db, clock, CLI_ACTOR, tenantId, vendor.name));
     each(fixture.expenses, 'expenses', (expense, path) => {

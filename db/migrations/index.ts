@@ -11,6 +11,7 @@ import * as nameKeys from './20261127_0009_name_keys.js';
 import * as invoiceDocuments from './20261127_0010_invoice_documents.js';
 import * as reviewRecordedExpense from './20261127_0011_review_recorded_expense.js';
 import * as zeroUsdPayments from './20261127_0012_zero_usd_payments.js';
+import * as auditTrail from './20261127_0013_audit_trail.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -43,4 +44,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0010_invoice_documents', module: invoiceDocuments },
   { name: '20261127_0011_review_recorded_expense', module: reviewRecordedExpense },
   { name: '20261127_0012_zero_usd_payments', module: zeroUsdPayments },
+  { name: '20261127_0013_audit_trail', module: auditTrail },
 ];

@@ -186,7 +186,7 @@ function seedRates(db: Db, clock: Clock, random: () => number): void {
       const units = Math.round(usdPerUnit * scale * (0.97 + random() * 0.06));
       const text = `${Math.floor(units / scale)}.${String(units % scale).padStart(decimals, '0')}`;
       // The same rate every day of its week: a send or payment takes only a rate a few days old at most.
-      for (let day = daysAgo; day > daysAgo - 7 && day >= 0; day -= 1) setRate(db, clock, { currency, date: addDays(today, -day), usdPerUnit: text });
+      for (let day = daysAgo; day > daysAgo - 7 && day >= 0; day -= 1) setRate(db, clock, CLI_ACTOR, { currency, date: addDays(today, -day), usdPerUnit: text });
     }
   }
 }

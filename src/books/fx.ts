@@ -5,6 +5,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
+import { type Actor, recordAudit } from './audit.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 
 export type RateSource = 'manual' | 'frankfurter' | 'ecb';
@@ -26,8 +27,11 @@ export function normalizeRate(text: string): string {
   return fraction ? `${whole}.${fraction}` : whole;
 }
 
-/** Stores (or replaces) the USD value of one unit of `currency` on `date`. */
-export function setRate(db: Db, clock: Clock, input: { currency: string; date: string; usdPerUnit: string; source?: RateSource }): ExchangeRate {
+/**
+ * Stores (or replaces) the USD value of one unit of `currency` on `date`, with an
+ * installation-wide audit row under `actor` (rates belong to no account).
+ */
+export function setRate(db: Db, clock: Clock, actor: Actor, input: { currency: string; date: string; usdPerUnit: string; source?: RateSource }): ExchangeRate {
   if (!(FOREIGN_CURRENCIES as readonly string[]).includes(input.currency)) {
     throw validationFailed('currency', `must be one of ${FOREIGN_CURRENCIES.join(', ')}`);
   }
@@ -45,6 +49,7 @@ export function setRate(db: Db, clock: Clock, input: { currency: string; date: s
     source: input.source ?? 'manual',
   };
   inTransaction(db, () => {
+    const replaced = one<{ usd_per_unit: string }>(db, 'SELECT usd_per_unit FROM exchange_rates WHERE currency = ? AND rate_date = ?', rate.currency, rate.date);
     run(
       db,
       `INSERT INTO exchange_rates (currency, rate_date, usd_per_unit, source, fetched_at) VALUES (?, ?, ?, ?, ?)
@@ -55,6 +60,13 @@ export function setRate(db: Db, clock: Clock, input: { currency: string; date: s
       rate.source,
       nowIso(clock),
     );
+    recordAudit(db, clock, actor, {
+      tenantId: null,
+      action: 'rate.set',
+      subjectType: 'exchange_rate',
+      subjectId: `${rate.currency} ${rate.date}`,
+      detail: { ...rate, ...(replaced ? { replaced: replaced.usd_per_unit } : {}) },
+    });
   });
   return rate;
 }

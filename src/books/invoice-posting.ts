@@ -5,7 +5,7 @@ import { all, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS, type ForeignCurrency, formatMoney } from '../money.js';
 import { invoiceEmail, reminderEmail } from '../email/templates.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, jobActor, PAY_PAGE_ACTOR, recordAudit } from './audit.js';
 import { getBusiness } from './businesses.js';
 import { findLedgerAccount, systemAccountId } from './chart.js';
 import { FRESH_RATE_DAYS, usableRate } from '../rates/look-up.js';
@@ -378,9 +378,6 @@ export function remindInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: str
   return { invoiceId: invoice.id, remindedAt, emailIds: [emailId] };
 }
 
-/** Who opens a pay page: the customer, with no key; recorded as the system. */
-export const PAY_PAGE_ACTOR: Actor = { type: 'system', id: null, name: 'pay page' };
-
 /** The first time the customer opens the pay page of a sent invoice, it becomes viewed. */
 export function markViewed(db: Db, clock: Clock, invoiceId: string): boolean {
   assertInTransaction(db, 'markViewed');
@@ -432,8 +429,8 @@ export function voidInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: strin
   return requireInvoice(db, invoice.id);
 }
 
-/** The overdue sweep's actor. */
-export const SWEEP_ACTOR: Actor = { type: 'system', id: null, name: 'overdue sweep' };
+/** The overdue sweep's actor: the job that runs it. */
+export const SWEEP_ACTOR: Actor = jobActor('overdue');
 
 /**
  * Records every invoice with money owed whose due date has passed (stored as sent, viewed or

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type BackupCheck, backupBooks, BackupRefused, type BackupResult, restoreBooks } from '../db/backup.js';
-import { openDb } from '../db/connection.js';
-import { action, type CliIo, type CommandContext, resolveDbPath } from './context.js';
+import { type BackupCheck, backupBooks, BackupRefused, type BackupResult, lockBooksForRestore, restoreBooks } from '../db/backup.js';
+import { recordAudit } from '../books/audit.js';
+import { inTransaction, openDb } from '../db/connection.js';
+import { action, type CliIo, type CommandContext, migrateBooks, resolveDbPath } from './context.js';
 import { CheckFailed, UsageError } from './errors.js';
 
 const BACKUP_HELP_AFTER = `
@@ -21,11 +22,12 @@ Replaces the books (--db, else DAYBOOK_DB) with a backup. Stop the server first:
 serves these books it holds the lock on <books>.lock, and restore refuses. The file is copied
 beside the books and the copy checked: a SQLite database, integrity_check and foreign_key_check
 clean, Daybook's books, not from a newer Daybook. Existing books are replaced only with --yes.
-The server brings the restored books to the latest schema when it next starts.
+The restored books are then brought to this version's schema, and the restore is recorded in
+the installation's audit trail (daybook audit list --installation).
 
   daybook restore --from /srv/backups/daybook-20260315-021500.sqlite --yes
 --json: {"file", "books", "bytes", "replaced", "accounts", "businesses", "journalEntries",
-         "lastEntryDate", "schema", "pendingMigrations"}`;
+         "lastEntryDate", "schema" (the backup's), "migrated" (migrations applied since)}`;
 
 interface BackupOptions {
   to: string;
@@ -88,20 +90,28 @@ async function backup(options: BackupOptions, context: CommandContext): Promise<
 async function restore(options: RestoreOptions, context: CommandContext): Promise<void> {
   const books = resolveDbPath(context.globals, context.io.env);
   if (books === ':memory:') throw new UsageError('restore needs a books file: --db (or DAYBOOK_DB) is :memory:');
+  // Held until the restore is recorded: no server starts on the books before they are migrated.
+  const releaseLock = refusalAsUsage(books, options.from, () => lockBooksForRestore(books));
   let result;
+  let applied: string[];
+  let schema: string | null;
   try {
-    result = restoreBooks(options.from, books, {
-      replaceExisting: options.yes === true,
-      onChecked: (check) => context.out.note(`${options.from} is whole: ${describeContents(check)}; restoring it to ${books}`),
-    });
-  } catch (error) {
-    if (!(error instanceof BackupRefused)) throw error;
-    if (error.code === 'books_exist') throw new UsageError(`${books} holds books already: add --yes to replace them with ${options.from}`);
-    throw new UsageError(error.message);
+    result = refusalAsUsage(books, options.from, () =>
+      restoreBooks(options.from, books, {
+        lockHeld: true,
+        replaceExisting: options.yes === true,
+        onChecked: (check) => context.out.note(`${options.from} is whole: ${describeContents(check)}; restoring it to ${books}`),
+      }),
+    );
+    schema = result.check.migrations[result.check.migrations.length - 1] ?? null;
+    // The restored books are brought to this version's schema at once, so the row that records
+    // the restore can be written into them (it is the first thing their trail says afterwards).
+    ({ applied } = await migrateBooks(books, context.actor, context.io.clock));
+    recordRestore(books, context, { from: options.from, bytes: result.bytes, replaced: result.replaced, schema, migrated: applied });
+  } finally {
+    releaseLock();
   }
   const { check } = result;
-  const schema = check.migrations[check.migrations.length - 1] ?? null;
-  const pending = check.pendingMigrations.length;
   context.out.result(
     {
       file: options.from,
@@ -113,15 +123,36 @@ async function restore(options: RestoreOptions, context: CommandContext): Promis
       journalEntries: check.journalEntries,
       lastEntryDate: check.lastEntryDate,
       schema,
-      pendingMigrations: check.pendingMigrations,
+      migrated: applied,
     },
     [
       `Restored ${options.from} to ${books}${result.replaced ? ' (the books there were replaced)' : ''}: ${describeContents(check)}.`,
-      pending === 0
+      applied.length === 0
         ? 'The books are at the latest schema; start the server.'
-        : `Start the server: it brings the books to the latest schema (${plural(pending, 'migration', 'migrations')} to apply).`,
+        : `Brought the books to the latest schema (${plural(applied.length, 'migration', 'migrations')} applied); start the server.`,
     ],
   );
+}
+
+/** A refusal of the restore, as the operator's error (exit 2). */
+function refusalAsUsage<T>(books: string, from: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (!(error instanceof BackupRefused)) throw error;
+    if (error.code === 'books_exist') throw new UsageError(`${books} holds books already: add --yes to replace them with ${from}`);
+    throw new UsageError(error.message);
+  }
+}
+
+/** The installation-wide audit row of a restore, written into the restored books. */
+function recordRestore(books: string, context: CommandContext, detail: Record<string, unknown>): void {
+  const db = openDb(books);
+  try {
+    inTransaction(db, () => recordAudit(db, context.io.clock, context.actor, { tenantId: null, action: 'books.restore', subjectType: 'backup', subjectId: String(detail.from), detail }));
+  } finally {
+    db.close();
+  }
 }
 
 export function registerBackupCommands(program: Command, io: CliIo): void {

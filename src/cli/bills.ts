@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { type Bill, createBill, payBill } from '../books/bills.js';
 import { inTransaction } from '../db/connection.js';
 import { ApiError } from '../errors.js';
@@ -56,7 +55,7 @@ async function create(options: CreateOptions, context: CommandContext): Promise<
   const bill = await withBooks(context, (db) => {
     try {
       return inTransaction(db, () =>
-        createBill(db, context.io.clock, CLI_ACTOR, {
+        createBill(db, context.io.clock, context.actor, {
           businessId: options.business,
           vendorName: options.vendor,
           number: options.number,
@@ -79,7 +78,7 @@ async function pay(options: { id: string; amountCents: bigint; date?: string }, 
   const paid = await withBooks(context, (db) => {
     try {
       return inTransaction(db, () =>
-        payBill(db, context.io.clock, CLI_ACTOR, { billId: options.id, amountCents: options.amountCents, ...(options.date ? { date: options.date } : {}) }),
+        payBill(db, context.io.clock, context.actor, { billId: options.id, amountCents: options.amountCents, ...(options.date ? { date: options.date } : {}) }),
       );
     } catch (error) {
       throw inFlagTerms(error);

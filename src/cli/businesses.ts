@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { type Basis, createBusiness } from '../books/businesses.js';
 import { choiceOption, id, integerIn, name } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
@@ -17,7 +16,7 @@ interface CreateOptions {
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const business = await withBooks(context, (db) =>
-    createBusiness(db, context.io.clock, CLI_ACTOR, {
+    createBusiness(db, context.io.clock, context.actor, {
       tenantId: options.account,
       name: options.name,
       basis: options.basis,

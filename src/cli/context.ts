@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, writeSync } from 'node:fs';
 import { CommandFailed, fileErrorReason, OutputClosed, UsageError } from './errors.js';
+import { type Actor, cliActor, recordMigration } from '../books/audit.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, openDb } from '../db/connection.js';
@@ -74,6 +75,15 @@ export interface CommandContext {
   globals: GlobalOptions;
   /** The command's positional arguments, as commander checked them (`jobs run NAME`). */
   args: readonly string[];
+  /** Who the audit trail names for this command's writes: the OS user and the command. */
+  actor: Actor;
+}
+
+/** `daybook key create`: the command's name and its parents'. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** The books file: --db, else DAYBOOK_DB, else config/default.json's `db`. */
@@ -88,27 +98,43 @@ export function action<O>(io: CliIo, handler: (options: O, context: CommandConte
   return async (...args: unknown[]): Promise<void> => {
     const command = args[args.length - 1] as Command;
     const globals = command.optsWithGlobals<GlobalOptions>();
-    await handler(command.opts() as O, { io, out: createOutput(io, globals.json === true), globals, args: command.processedArgs as string[] });
+    await handler(command.opts() as O, {
+      io,
+      out: createOutput(io, globals.json === true),
+      globals,
+      args: command.processedArgs as string[],
+      actor: cliActor(commandPath(command)),
+    });
   };
 }
 
 /**
  * Brings the books file up to the latest schema, creating it when missing. Its folder is
  * checked and the file opened first, so a bad path fails with one clean line (knex would log
- * its own stack trace).
+ * its own stack trace). Migrations applied are recorded in the installation's audit trail
+ * under `actor`.
  */
-export function migrateBooks(path: string): Promise<MigrateResult> {
+export async function migrateBooks(path: string, actor: Actor, clock: Clock): Promise<MigrateResult> {
   ensureWritableBooksFolder(path);
   openDb(path).close();
-  return migrateLatest(path);
+  const result = await migrateLatest(path);
+  if (result.applied.length > 0) {
+    const db = openDb(path);
+    try {
+      recordMigration(db, clock, actor, result.applied);
+    } finally {
+      db.close();
+    }
+  }
+  return result;
 }
 
 /**
  * Migrates the books file at `path` (so a fresh file just works), opens it, runs `work`, closes
  * it; work that awaits keeps the books open until it has settled.
  */
-export async function withBooksAt<T>(path: string, work: (db: Db) => T): Promise<Awaited<T>> {
-  await migrateBooks(path);
+export async function withBooksAt<T>(path: string, actor: Actor, clock: Clock, work: (db: Db) => T): Promise<Awaited<T>> {
+  await migrateBooks(path, actor, clock);
   const db = openDb(path);
   try {
     return await work(db);
@@ -127,5 +153,5 @@ export function withBooks<T>(context: CommandContext, work: (db: Db) => T, books
   if (books === 'existing' && path !== ':memory:' && !existsSync(path)) {
     throw new UsageError(`no books at ${path}: check --db (or DAYBOOK_DB), or create an account first`);
   }
-  return withBooksAt(path, work);
+  return withBooksAt(path, context.actor, context.io.clock, work);
 }

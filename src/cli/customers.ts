@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { setCustomerArchived } from '../books/customers.js';
 import { inTransaction } from '../db/connection.js';
 import { id } from './args.js';
@@ -7,7 +6,7 @@ import { action, type CliIo, type CommandContext, withBooks } from './context.js
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const customer = await withBooks(context, (db) => inTransaction(db, () => setCustomerArchived(db, context.io.clock, CLI_ACTOR, options.id, archived)));
+    const customer = await withBooks(context, (db) => inTransaction(db, () => setCustomerArchived(db, context.io.clock, context.actor, options.id, archived)));
     context.out.result({ ...customer }, [
       archived
         ? `Customer ${customer.name} is archived: GET /customers lists it only with includeArchived=true, and POST /customers no longer matches it.`

@@ -104,7 +104,7 @@ async function demo(options: DemoOptions, context: CommandContext): Promise<void
       ...(context.io.env.DAYBOOK_JOB_BACKUP === undefined ? { jobBackup: null } : {}),
     };
     const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs });
-    const books = await withBooksAt(path, (db) => seedDemo(db, clock, { siteUrl: config.siteUrl }));
+    const books = await withBooksAt(path, context.actor, clock, (db) => seedDemo(db, clock, { siteUrl: config.siteUrl }));
     const served = { ...context, io: { ...context.io, clock } };
     await serveUntilStopped(served, config, (server) => printDemo(context, books, server.url, config, at), releaseLock);
   } finally {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { CLI_ACTOR } from '../books/audit.js';
 import { describeProblem, importBankStatement, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/bank-import.js';
 import { ApiError } from '../errors.js';
 import { id } from './args.js';
@@ -107,7 +106,7 @@ async function importBank(options: { business: string; file: string }, context: 
       return importBankStatement(
         db,
         context.io.clock,
-        CLI_ACTOR,
+        context.actor,
         { businessId: options.business, fileName: basename(options.file), rows },
         { onProgress: (done, total) => context.out.note(`${done} of ${total} rows…`) },
       );

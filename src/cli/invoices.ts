@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { voidInvoice } from '../books/invoice-posting.js';
 import { relinkInvoice } from '../books/invoices.js';
 import { payToken, payUrl } from '../books/pay-links.js';
@@ -12,7 +11,7 @@ async function voidCommand(options: { id: string }, context: CommandContext): Pr
   const { before, after } = await withBooks(context, (db) =>
     inTransaction(db, () => {
       const previous = db.prepare('SELECT status FROM invoices WHERE id = ?').get(options.id) as { status: string } | undefined;
-      return { before: previous?.status, after: voidInvoice(db, context.io.clock, CLI_ACTOR, options.id) };
+      return { before: previous?.status, after: voidInvoice(db, context.io.clock, context.actor, options.id) };
     }),
   );
   const how = before === 'draft' ? 'a draft: nothing had been posted' : 'its entry reversed today';
@@ -25,7 +24,7 @@ async function relinkCommand(options: { id: string }, context: CommandContext): 
   const { siteUrl } = loadConfig(context.io.env);
   const relinked = await withBooks(context, (db) =>
     inTransaction(db, () => {
-      const invoice = relinkInvoice(db, context.io.clock, CLI_ACTOR, options.id);
+      const invoice = relinkInvoice(db, context.io.clock, context.actor, options.id);
       return { id: invoice.id, number: invoice.number, payUrl: payUrl(siteUrl, payToken(db, invoice.id)) };
     }),
   );

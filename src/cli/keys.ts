@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { type ApiKeyInfo, createKey, listKeys, revokeKey } from '../books/keys.js';
 import { todayUtc } from '../clock.js';
 import { type AccessFlag, accessFromFlag, accessLabel, ACCESS_FLAGS, choiceOption, collectIds, id, isoDate, name } from './args.js';
@@ -25,7 +24,7 @@ interface CreateOptions {
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const key = await withBooks(context, (db) =>
-    createKey(db, context.io.clock, CLI_ACTOR, {
+    createKey(db, context.io.clock, context.actor, {
       tenantId: options.account,
       name: options.name,
       access: accessFromFlag(options.access),
@@ -59,7 +58,7 @@ async function list(options: { account: string }, context: CommandContext): Prom
 }
 
 async function revoke(options: { id: string }, context: CommandContext): Promise<void> {
-  const key = await withBooks(context, (db) => revokeKey(db, context.io.clock, CLI_ACTOR, options.id));
+  const key = await withBooks(context, (db) => revokeKey(db, context.io.clock, context.actor, options.id));
   const line = key.alreadyRevoked
     ? `Key ${key.id} (${key.name}) was already revoked at ${key.revokedAt}.`
     : `Key ${key.id} (${key.name}) revoked at ${key.revokedAt}; it stops working on the next request.`;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { setLedgerAccountArchived } from '../books/chart.js';
 import { inTransaction } from '../db/connection.js';
 import { id } from './args.js';
@@ -7,7 +6,7 @@ import { action, type CliIo, type CommandContext, withBooks } from './context.js
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const account = await withBooks(context, (db) => inTransaction(db, () => setLedgerAccountArchived(db, context.io.clock, CLI_ACTOR, options.id, archived)));
+    const account = await withBooks(context, (db) => inTransaction(db, () => setLedgerAccountArchived(db, context.io.clock, context.actor, options.id, archived)));
     context.out.result({ ...account }, [
       archived
         ? `Ledger account ${account.code} ${account.name} is archived: GET /accounts no longer lists it and nothing new posts to it; its history stays in every report.`

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAccountCommands } from './tenants.js';
+import { registerAuditCommands } from './audit.js';
 import { registerBackupCommands } from './backup.js';
 import { registerBillCommands } from './bills.js';
 import { registerBusinessCommands } from './businesses.js';
@@ -58,6 +59,7 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerVerifyCommand(program, io);
   registerBackupCommands(program, io);
   registerJobCommands(program, io);
+  registerAuditCommands(program, io);
   return program;
 }
 

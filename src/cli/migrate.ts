@@ -5,7 +5,7 @@ import { action, type CliIo, type CommandContext, migrateBooks, resolveDbPath } 
 
 async function migrate(_options: unknown, context: CommandContext): Promise<void> {
   const db = resolveDbPath(context.globals, context.io.env);
-  const { applied } = await migrateBooks(db);
+  const { applied } = await migrateBooks(db, context.actor, context.io.clock);
   warnOfExposedBooks(db, context);
   const summary = applied.length === 0 ? 'already up to date' : `applied ${applied.length}: ${applied.join(', ')}`;
   context.out.result({ db, applied }, [`Migrated ${db}: ${summary}`]);

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { lockPeriod } from '../books/periods.js';
 import { id, isoDate } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks } from './context.js';
 
 async function lock(options: { business: string; through: string }, context: CommandContext): Promise<void> {
-  const locked = await withBooks(context, (db) => lockPeriod(db, context.io.clock, CLI_ACTOR, options.business, options.through));
+  const locked = await withBooks(context, (db) => lockPeriod(db, context.io.clock, context.actor, options.business, options.through));
   context.out.result({ ...locked }, [
     `Business ${locked.businessId}: periods locked through ${locked.lockedThrough}; postings dated on or before it are refused.`,
   ]);

@@ -13,7 +13,7 @@ interface SetOptions {
 async function set(options: SetOptions, context: CommandContext): Promise<void> {
   const rate = await withBooks(
     context,
-    (db) => setRate(db, context.io.clock, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
+    (db) => setRate(db, context.io.clock, context.actor, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
     'create',
   );
   context.out.result({ ...rate }, [`Rate set: 1 ${rate.currency} = ${rate.usdPerUnit} USD on ${rate.date} (${rate.source})`]);

@@ -13,8 +13,9 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 const EXIT_ON_SECOND_SIGNAL: Record<(typeof SHUTDOWN_SIGNALS)[number], number> = { SIGINT: 130, SIGTERM: 143 };
 
 /** Migrates (with a clean error for a bad file), then starts the API. */
-async function startServer(config: Config, io: CliIo, heldLock?: () => void): Promise<RunningServer> {
-  await migrateBooks(config.db);
+async function startServer(config: Config, context: CommandContext, heldLock?: () => void): Promise<RunningServer> {
+  const { io } = context;
+  await migrateBooks(config.db, context.actor, io.clock);
   // Loaded on demand, so the admin commands do not load Koa.
   const server = await import('../server.js');
   // Logs go to stderr: stdout carries only the command's result (one object with --json).
@@ -67,7 +68,7 @@ export async function serveUntilStopped(
   announce: (server: RunningServer) => void,
   heldLock?: () => void,
 ): Promise<void> {
-  const server = await startServer(config, context.io, heldLock);
+  const server = await startServer(config, context, heldLock);
   const watch = watchForStop(context.io);
   const stopReloading = reloadTlsOnHangUp(server, context);
   try {

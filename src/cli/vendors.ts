@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { CLI_ACTOR } from '../books/audit.js';
 import { setVendorFlags, type VendorRecord } from '../books/vendors.js';
 import { inTransaction } from '../db/connection.js';
 import { choiceOption, id } from './args.js';
@@ -11,14 +10,14 @@ function show(vendor: VendorRecord, line: string, context: CommandContext): void
 
 async function set(options: { id: string; '1099': 'yes' | 'no' }, context: CommandContext): Promise<void> {
   const vendor = await withBooks(context, (db) =>
-    inTransaction(db, () => setVendorFlags(db, context.io.clock, CLI_ACTOR, options.id, { is1099Eligible: options['1099'] === 'yes' })),
+    inTransaction(db, () => setVendorFlags(db, context.io.clock, context.actor, options.id, { is1099Eligible: options['1099'] === 'yes' })),
   );
   show(vendor, `Vendor ${vendor.name} is ${vendor.is1099Eligible ? 'now' : 'no longer'} 1099-eligible.`, context);
 }
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const vendor = await withBooks(context, (db) => inTransaction(db, () => setVendorFlags(db, context.io.clock, CLI_ACTOR, options.id, { archived })));
+    const vendor = await withBooks(context, (db) => inTransaction(db, () => setVendorFlags(db, context.io.clock, context.actor, options.id, { archived })));
     show(
       vendor,
       archived

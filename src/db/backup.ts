@@ -91,6 +91,8 @@ export interface RestoreOptions {
   replaceExisting?: boolean;
   /** Called once the file has passed every check, just before the books are replaced. */
   onChecked?: (check: BackupCheck) => void;
+  /** The caller holds the books' server lock already (lockBooksForRestore) and releases it. */
+  lockHeld?: boolean;
 }
 
 export interface RestoreResult {
@@ -183,20 +185,10 @@ export function checkBackupFile(path: string): BackupCheck {
   return inspect(path, path);
 }
 
-/**
- * Replaces the books file at `booksPath` with the backup at `fromPath`, holding the books
- * file's server lock throughout, so no server can start on the books meanwhile and a running
- * one makes this refuse. The backup is copied beside the books and the copy checked (the bytes
- * checked are the bytes restored), flushed, and renamed over the books. The old books' log files
- * go before the rename: a stale write-ahead log must never be replayed into the restored file.
- * The restored books are brought to the latest schema when a server next starts on them.
- */
-export function restoreBooks(fromPath: string, booksPath: string, options: RestoreOptions = {}): RestoreResult {
-  if (booksPath === ':memory:') throw new Error('restoreBooks: the books must be a file');
-  const started = performance.now();
-  let releaseLock: () => void;
+/** Takes the books' server lock for a restore; a running server makes this refuse. Returns the release. */
+export function lockBooksForRestore(booksPath: string): () => void {
   try {
-    releaseLock = acquireServerLock(booksPath);
+    return acquireServerLock(booksPath);
   } catch (error) {
     if (!(error instanceof ServerLockError)) throw error;
     throw new BackupRefused(
@@ -204,6 +196,21 @@ export function restoreBooks(fromPath: string, booksPath: string, options: Resto
       `cannot restore over ${booksPath}: a daybook server is running on it (it holds the lock on ${lockPath(booksPath)}); stop the server first`,
     );
   }
+}
+
+/**
+ * Replaces the books file at `booksPath` with the backup at `fromPath`, holding the books
+ * file's server lock throughout, so no server can start on the books meanwhile and a running
+ * one makes this refuse. The backup is copied beside the books and the copy checked (the bytes
+ * checked are the bytes restored), flushed, and renamed over the books. The old books' log files
+ * go before the rename: a stale write-ahead log must never be replayed into the restored file.
+ * A caller that has more to do before a server may start (migrate, record the restore) takes
+ * the lock itself with lockBooksForRestore and passes `lockHeld`.
+ */
+export function restoreBooks(fromPath: string, booksPath: string, options: RestoreOptions = {}): RestoreResult {
+  if (booksPath === ':memory:') throw new Error('restoreBooks: the books must be a file');
+  const started = performance.now();
+  const releaseLock = options.lockHeld === true ? () => {} : lockBooksForRestore(booksPath);
   const temporary = temporaryBeside(booksPath, 'restore');
   try {
     if (sameFile(fromPath, booksPath)) throw new BackupRefused('same_as_books', `${fromPath} is the books file itself`);

@@ -1,6 +1,7 @@
 import { type Clock, todayUtc } from '../clock.js';
 import { daysBetween, isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
+import type { Actor } from '../books/audit.js';
 import { type ExchangeRate, rateOnOrBefore } from '../books/fx.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency } from '../money.js';
 import { fetchUsdRates, type FetchRatesOptions, type QuotedRates, RateProviderError, type RateProvider } from './provider.js';
@@ -45,7 +46,7 @@ export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date
  * The one-time look-up the invoice send and payment paths make: the stored rate usableRate
  * allows (`options.maxAgeDays`, FRESH_RATE_DAYS unless given), else, for a date not after
  * today, one request to the provider, whose rates are all stored under the
- * quote's own date (through storeQuotedRates, the rates job's rules). When the provider cannot
+ * quote's own date (through storeQuotedRates, the rates job's rules), audited under `actor`. When the provider cannot
  * answer, or its rate for the currency is refused (zero, malformed, or over 100x away from the
  * one before), an older stored rate is still the rate on or before the date, and is returned
  * with the problem beside it; the posting refuses it all the same when usableRate does (the
@@ -58,6 +59,7 @@ export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date
 export async function lookUpRate(
   db: Db,
   clock: Clock,
+  actor: Actor,
   provider: RateProvider,
   currency: ForeignCurrency,
   date: string,
@@ -90,7 +92,7 @@ export async function lookUpRate(
   // in the way of the real one (fetched rates never overwrite stored ones).
   if (quoted.date > todayUtc(clock)) return failed(`the ${provider.kind} rate provider's quote is dated ${quoted.date}, after today`);
 
-  const { refused } = storeQuotedRates(db, clock, provider.kind, quoted);
+  const { refused } = storeQuotedRates(db, clock, actor, provider.kind, quoted);
   // A refused rate was not stored: as far as this currency goes, the provider did not answer.
   const refusal = refused.find((candidate) => candidate.currency === currency);
   if (refusal) return failed(`the ${provider.kind} rate provider's answer was refused: ${refusal.message}`);

@@ -3,6 +3,7 @@ import type { FxProvider } from '../config.js';
 import { isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
+import type { Actor } from '../books/audit.js';
 import { type ExchangeRate, rateOnOrBefore, setRate } from '../books/fx.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 import type { QuotedRates } from './provider.js';
@@ -39,14 +40,15 @@ export interface StoredQuote {
 }
 
 /**
- * Stores every rate of one quote under the quote's own date, all in one transaction. A rate
+ * Stores every rate of one quote under the quote's own date, all in one transaction, each with
+ * its audit row under `actor` (the rates job, or the key whose write looked the rate up). A rate
  * already stored for that currency and day (one set by hand, say) is kept: fetching fills
  * gaps, it never overwrites. A rate that is not a positive decimal, or is more than
  * MAX_RATE_JUMP times (or less than 1/MAX_RATE_JUMP of) the latest rate stored for that
  * currency before the quote's date, is refused and returned, not stored; the quote's other
  * rates are stored all the same.
  */
-export function storeQuotedRates(db: Db, clock: Clock, source: FxProvider, quoted: QuotedRates): StoredQuote {
+export function storeQuotedRates(db: Db, clock: Clock, actor: Actor, source: FxProvider, quoted: QuotedRates): StoredQuote {
   if (source !== 'frankfurter' && source !== 'ecb') throw new Error(`storeQuotedRates: not a rate provider: ${String(source)}`);
   if (!isIsoDate(quoted.date)) throw new Error(`storeQuotedRates: quote date is not a date: ${quoted.date}`);
   const currencies = quoted.rates.map((rate) => rate.currency);
@@ -68,7 +70,7 @@ export function storeQuotedRates(db: Db, clock: Clock, source: FxProvider, quote
         result.refused.push(refusal);
         continue;
       }
-      setRate(db, clock, { currency, date: quoted.date, usdPerUnit, source });
+      setRate(db, clock, actor, { currency, date: quoted.date, usdPerUnit, source });
       result.stored += 1;
     }
     return result;

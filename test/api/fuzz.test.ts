@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { TSchema } from '@sinclair/typebox';
@@ -137,7 +138,7 @@ function seedBooks(app: TestApp): World {
   setTenant(app, N.id, { apiAccess: false });
   lockPeriod(app.db, app.clock, TEST_ACTOR, A2.id, '2025-12-31');
   for (const date of ['2026-03-01', '2026-03-13', '2025-12-15']) {
-    for (const [currency, rate] of [['EUR', '1.08'], ['GBP', '1.27'], ['CAD', '0.74'], ['MXN', '0.058']] as const) setRate(app.db, app.clock, { currency, date, usdPerUnit: rate });
+    for (const [currency, rate] of [['EUR', '1.08'], ['GBP', '1.27'], ['CAD', '0.74'], ['MXN', '0.058']] as const) setRate(app.db, app.clock, CLI_ACTOR, { currency, date, usdPerUnit: rate });
   }
 
   const world: World = {

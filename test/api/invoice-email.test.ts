@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import { findEmail, RETRY_BASE_MS } from '../../src/books/outbox.js';
@@ -154,7 +155,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
   describe('POST /invoices/{id}/send', () => {
     it('emails the invoice to the customer before answering: from mailFrom, naming the business, the number, amount, currency, due date and pay link', async () => {
       const books = newBooks(app);
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
       const customerId = await newCustomer(app, books, 'Jo Customer', 'jo@customer.test');
       const draft = await newDraft(app, books, {
         customerId,
@@ -199,7 +200,7 @@ describe('invoice emails (a real SMTP server on loopback)', () => {
 
     it('attaches the invoice as a PDF: one attachment named after the invoice number, application/pdf, showing the invoice and the emailed pay link', async () => {
       const books = newBooks(app);
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
       const customerId = await newCustomer(app, books, 'Pdf Customer', 'pdf@customer.test');
       const draft = await newDraft(app, books, { customerId, currency: 'EUR', taxRatePercent: '10', lines: [{ description: 'Design work', quantity: '10', unitPriceCents: '12000' }] });
 

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';
@@ -94,7 +95,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
 
     it('a EUR invoice with tax and a partial payment: every figure as GET /invoices/{id} gives it, in euros, on A4 paper', async () => {
       const books = newBooks(app);
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
       const invoice = await issueInvoice(app, books, {
         customer: { name: 'Łódź Studio Sp. z o.o.' },
         currency: 'EUR',
@@ -110,7 +111,7 @@ describe('GET /pay/{token}/invoice.pdf (the invoice as a PDF, no key)', () => {
       expect(unpaid.pdf.text).to.include('Balance due €1,402.50');
       app.clock.set('2026-03-20T10:00:00.000Z');
       // A payment converts at a rate of its own date (or a few days older).
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-20', usdPerUnit: '1.08' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-20', usdPerUnit: '1.08' });
       await payInvoice(app, books.key, invoice.id, '40000', '2026-03-20');
       const detail = await getInvoice(app, books.key, invoice.id);
       expect(detail.status).to.equal('partially_paid');

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -416,9 +417,9 @@ describe('invoice posting over the API (send, payments, remind)', () => {
 
   describe('a EUR invoice', () => {
     it('is converted once at the issue date rate, and each payment realises its FX difference', async () => {
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-09', usdPerUnit: '1.0950' });
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.0700' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-09', usdPerUnit: '1.0950' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.0700' });
       const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
       const sendRes = await sent(invoiceId);
       expect(sendRes.body).to.deep.include({
@@ -566,7 +567,7 @@ describe('invoice posting over the API (send, payments, remind)', () => {
       const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
       const headers = { 'Idempotency-Key': 'send-eur-1' };
       expectInvalid(await send(invoiceId, headers), 'issueDate');
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
       const retried = await send(invoiceId, headers);
       expect(retried.status, retried.text).to.equal(200);
       expect(retried.headers['idempotent-replayed']).to.equal(undefined);
@@ -576,7 +577,7 @@ describe('invoice posting over the API (send, payments, remind)', () => {
     describe('for a payment', () => {
       /** A EUR invoice sent at a stored 1.0812, whose stored rates are then gone (none on or before any day). */
       async function sentEurInvoiceWithoutRates(): Promise<string> {
-        setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
+        setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
         const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
         await sent(invoiceId);
         app.db.prepare('DELETE FROM exchange_rates').run();
@@ -615,7 +616,7 @@ describe('invoice posting over the API (send, payments, remind)', () => {
        * would realise no FX difference at all): it looks its own date's rate up, like send does.
        */
       it("looks up the payment date's rate when only an earlier day's (the issue date's) is stored", async () => {
-        setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
+        setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
         const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
         await sent(invoiceId);
         provider.reply = { body: frankfurterDay('2026-03-09', '1.0950') };
@@ -625,7 +626,7 @@ describe('invoice posting over the API (send, payments, remind)', () => {
       });
 
       it('answers 422 paidAt naming the newest stored rate when it is more than 4 days older and a newer one cannot be looked up (no stale rate is posted)', async () => {
-        setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
+        setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.0812' });
         const invoiceId = await draft(eurInvoice(customer('Atelier Lyon', 'compta@atelier.example')));
         await sent(invoiceId);
         provider.reply = { status: 500, body: '{}' };
@@ -767,7 +768,7 @@ describe('invoice posting over the API (send, payments, remind)', () => {
      * input, not a server fault: it must be recorded or refused (422), never answered with 500.
      */
     it('answers a payment worth less than one US cent without a server fault', async () => {
-      setRate(app.db, app.clock, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
       const invoiceId = await draft({
         customerId: customer('Taller Oaxaca', 'pagos@taller.example'),
         issueDate: '2026-03-02',

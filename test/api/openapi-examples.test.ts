@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { operations } from '../../src/api/v1/index.js';
 import { setRate } from '../../src/books/fx.js';
@@ -58,7 +59,7 @@ describe('the OpenAPI examples, sent to a running server', () => {
     tenant = buildApiTenant(app, { plan: 'large', name: 'Harbor & Pine Bookkeeping' });
     // What the demo books held before the guides' calls: an existing customer, a rate for the euro invoice.
     addBilledCustomer(app, tenant.id, { name: 'Anchor Cafe Downtown' });
-    setRate(app.db, app.clock, { currency: 'EUR', date: '2026-11-20', usdPerUnit: '1.0512' });
+    setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-11-20', usdPerUnit: '1.0512' });
   });
   after(() => app.close());
 

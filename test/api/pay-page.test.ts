@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';
@@ -125,7 +126,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
 
     it('shows the business, number, customer, lines, totals and balance due in the invoice’s currency', async () => {
       const books = newBooks(app);
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
       const invoice = await issueInvoice(app, books, {
         customer: { name: 'Marta Kowalski' },
         currency: 'EUR',
@@ -191,7 +192,7 @@ describe('GET /pay/{token} (the pay page, no key)', () => {
       expect(first.status).to.equal(200);
       expect(await statusOf(app, books, invoice.id)).to.equal('viewed');
       expect(viewAudits(app, invoice.id)).to.deep.equal([
-        { actor_type: 'system', actor_name: 'pay page', at: '2026-03-16T08:00:00.000Z', business_id: books.businessId },
+        { actor_type: 'pay_page', actor_name: 'pay page', at: '2026-03-16T08:00:00.000Z', business_id: books.businessId },
       ]);
       const viewedAt = () => (app.db.prepare('SELECT viewed_at FROM invoices WHERE id = ?').get(invoice.id) as { viewed_at: string }).viewed_at;
       expect(viewedAt()).to.equal('2026-03-16T08:00:00.000Z');

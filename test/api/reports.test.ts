@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { createBill, payBill } from '../../src/books/bills.js';
 import type { Business } from '../../src/books/businesses.js';
@@ -88,8 +89,8 @@ async function buildHandCheckedBooks(app: TestApp, tenant: ApiTenant, business: 
   inTransaction(app.db, () => payBill(app.db, app.clock, TEST_ACTOR, { billId: power.id, amountCents: 10_000n, date: '2026-03-05' }));
   await expense('2026-02-15', '24550', 'Office Supplies');
 
-  setRate(app.db, app.clock, { currency: 'EUR', date: '2026-02-20', usdPerUnit: '1.10' });
-  setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.12' });
+  setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-02-20', usdPerUnit: '1.10' });
+  setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.12' });
   const eurCustomer = addBilledCustomer(app, tenant.id, { name: `Boulangerie Lyon ${business.basis}`, currency: 'EUR' });
   const eurInvoice = await createInvoice(app, tenant.key, {
     entityId: business.id,

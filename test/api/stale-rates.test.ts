@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import type { TestApp, TestResponse } from '../support/app.js';
@@ -22,7 +23,7 @@ describe('rates are never silently stale (send and payments over the API)', () =
 
   useAppWithFakeProvider(START, (suite) => ({ app, tenant, provider } = suite));
 
-  const gbp = (date: string, usdPerUnit: string) => setRate(app.db, app.clock, { currency: 'GBP', date, usdPerUnit });
+  const gbp = (date: string, usdPerUnit: string) => setRate(app.db, app.clock, CLI_ACTOR, { currency: 'GBP', date, usdPerUnit });
   const send = (id: string, headers: Record<string, string> = {}) => app.post(`/api/v1/invoices/${id}/send`, tenant.key, undefined, headers);
   const pay = (id: string, body: Record<string, unknown>) => app.post(`/api/v1/invoices/${id}/payments`, tenant.key, body);
 

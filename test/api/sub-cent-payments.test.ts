@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
@@ -48,7 +49,7 @@ describe('payments worth less than one US cent over the API (issue 27: payments 
      * MX$100.00 at 0.052418: cash round(524.18) = 524, clears round(524.18) = 524: all of it.
      * MX$0.01: cash round(0.52) = 0 and nothing left to clear: every line is zero, no entry.
      */
-    setRate(app.db, app.clock, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.052418' });
+    setRate(app.db, app.clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.052418' });
     const customerId = addCustomer(app, tenant.id, { name: 'Taller Oaxaca', email: 'pagos@taller.example' });
     const created = await app.post('/api/v1/invoices', tenant.key, {
       customerId,
@@ -92,7 +93,7 @@ describe('payments worth less than one US cent over the API (issue 27: payments 
   });
 
   it('a 1-centavo part payment worth 0 US cents is recorded: paid and balance change, status partially_paid, nothing posted', async () => {
-    setRate(app.db, app.clock, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
+    setRate(app.db, app.clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
     const customerId = addCustomer(app, tenant.id, { name: 'Panadería Sol' });
     const created = await app.post('/api/v1/invoices', tenant.key, {
       customerId,

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import type { Business } from '../../src/books/businesses.js';
@@ -236,13 +237,13 @@ describe('GET /today', () => {
       ]);
       expect(feed.headline).to.equal(feed.signals[0]!.sentence);
 
-      setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.085' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.085' });
       expect((await today()).signals).to.deep.equal([]);
       expect(storedById(feed.signals[0]!.id).closed_at).to.equal(START);
     });
 
     it('opens nothing for a USD draft, or for a draft with a rate stored on an earlier date', async () => {
-      setRate(app.db, app.clock, { currency: 'GBP', date: '2026-03-01', usdPerUnit: '1.27' });
+      setRate(app.db, app.clock, CLI_ACTOR, { currency: 'GBP', date: '2026-03-01', usdPerUnit: '1.27' });
       await draftInvoice('USD', '2026-03-10', 'Dollar Customer');
       await draftInvoice('GBP', '2026-03-10', 'Pound Customer');
       expect((await today()).signals).to.deep.equal([]);

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import axe from 'axe-core';
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -57,7 +58,7 @@ describe('the pay page in Chromium', function () {
     app = await startTestApp(START);
     // A EUR invoice with tax, a partial payment, a fractional quantity, a long description and a memo.
     const books = newBooks(app, 'Atelier Lumière & Fils');
-    setRate(app.db, app.clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
+    setRate(app.db, app.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.08' });
     const invoice = await issueInvoice(app, books, {
       customer: { name: 'Marta Kowalski-Nowak' },
       currency: 'EUR',

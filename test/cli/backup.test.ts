@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrations } from '../../db/migrations/index.js';
+import { osUserName } from '../../src/books/audit.js';
 import { checkBackupFile } from '../../src/db/backup.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildApiTenant } from '../support/api.js';
@@ -19,6 +20,16 @@ import { CliHarness, type CliResult, expectBadArguments, expectOk, expectOneErro
 
 const TODAY = '2026-03-15T12:00:00.000Z';
 const LATEST = migrations.map((migration) => migration.name);
+
+/** Every row of a table in a books file, in id order. */
+function tableRows(path: string, table: string): Record<string, unknown>[] {
+  const books = new Database(path, { readonly: true });
+  try {
+    return books.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Record<string, unknown>[];
+  } finally {
+    books.close();
+  }
+}
 
 describe('daybook backup and restore', () => {
   let harness: CliHarness;
@@ -119,7 +130,20 @@ describe('daybook backup and restore', () => {
       expect(result.stdout).to.equal(
         `Restored ${backup} to ${fresh}: 1 account, 1 business, 1 journal entry, the last dated 2026-03-01.\nThe books are at the latest schema; start the server.\n`,
       );
-      expect(readFileSync(fresh).equals(readFileSync(backup))).to.equal(true);
+      // The backup's rows, and one more: the restore's own installation-wide audit row.
+      expect(tableRows(fresh, 'journal_lines')).to.deep.equal(tableRows(backup, 'journal_lines'));
+      expect(tableRows(fresh, 'audit_log').slice(0, -1)).to.deep.equal(tableRows(backup, 'audit_log'));
+      expect(tableRows(fresh, 'audit_log').at(-1)).to.deep.include({
+        tenant_id: null,
+        business_id: null,
+        actor_type: 'cli',
+        actor_name: osUserName(),
+        command: 'daybook restore',
+        action: 'books.restore',
+        subject_type: 'backup',
+        subject_id: backup,
+        at: TODAY,
+      });
     });
 
     it('--json prints the result as one object', async () => {
@@ -135,7 +159,7 @@ describe('daybook backup and restore', () => {
         journalEntries: 1,
         lastEntryDate: '2026-03-01',
         schema: LATEST[LATEST.length - 1],
-        pendingMigrations: [],
+        migrated: [],
       });
     });
 
@@ -202,18 +226,28 @@ describe('daybook backup and restore', () => {
       expect(readdirSync(join(harness.dir, 'new-machine'))).to.deep.equal(['books.sqlite.lock']);
     });
 
-    it('restores a backup of an older schema, which the server then migrates at start', async () => {
+    it('restores a backup of an older schema and brings it to the latest schema, recording both', async () => {
       const older = join(harness.dir, 'older.sqlite');
       await migrateThrough(older, '20261123_0005_invoicing');
-      const result = await runOn(fresh, ['restore', '--from', older]);
+      const result = await runOn(fresh, ['--json', 'restore', '--from', older]);
       expectOk(result);
-      expect(result.stdout.split('\n')[1]).to.equal(`Start the server: it brings the books to the latest schema (${LATEST.length - 5} migrations to apply).`);
-      const app = await startTestApp(TODAY, { dbPath: fresh });
+      const pending = LATEST.slice(5);
+      expect(parseOneObject<Record<string, unknown>>(result.stdout)).to.deep.include({ schema: '20261123_0005_invoicing', migrated: pending });
+      const books = new Database(fresh, { readonly: true });
       try {
-        expect(app.db.prepare('SELECT name FROM knex_migrations ORDER BY id').pluck().all()).to.deep.equal(LATEST);
+        expect(books.prepare('SELECT name FROM knex_migrations ORDER BY id').pluck().all()).to.deep.equal(LATEST);
+        const trail = books.prepare('SELECT action, command, detail_json FROM audit_log WHERE tenant_id IS NULL ORDER BY id').all() as { action: string; command: string; detail_json: string }[];
+        expect(trail.map((row) => [row.action, row.command])).to.deep.equal([
+          ['books.migrate', 'daybook restore'],
+          ['books.restore', 'daybook restore'],
+        ]);
+        expect(JSON.parse(trail[0]!.detail_json)).to.deep.equal({ applied: pending });
+        expect(JSON.parse(trail[1]!.detail_json)).to.deep.include({ from: older, schema: '20261123_0005_invoicing', migrated: pending, replaced: false });
       } finally {
-        await app.close();
+        books.close();
       }
+      const text = await runOn(join(harness.dir, 'third', 'books.sqlite'), ['restore', '--from', older]);
+      expect(text.stdout.split('\n')[1]).to.equal(`Brought the books to the latest schema (${pending.length} migrations applied); start the server.`);
     });
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { osUserName } from '../../src/books/audit.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
 import { accountIdByName, anyAccountIdByName } from '../support/factories.js';
 import { CliHarness, expectOk, parseOneObject, UNKNOWN_ID } from './support.js';
@@ -254,7 +255,7 @@ describe('daybook bill', () => {
           tenant_id: accountId,
           business_id: businessId,
           actor_type: 'cli',
-          actor_name: 'daybook cli',
+          actor_name: osUserName(),
           subject_type: 'bill',
           subject_id: billId,
           detail_json: audits[0]!.detail_json,

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -351,8 +352,8 @@ describe('daybook export ledger', () => {
      */
     it('an invoice sent and paid in EUR: the accrual view holds the FX gain, the cash view revenue and tax as money arrives', async () => {
       const business = books.business('accrual');
-      setRate(books.db, books.cli.clock, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.1' });
-      setRate(books.db, books.cli.clock, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.2' });
+      setRate(books.db, books.cli.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-02', usdPerUnit: '1.1' });
+      setRate(books.db, books.cli.clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-10', usdPerUnit: '1.2' });
       const invoiceId = books.invoice(business, {
         customer: 'Müller GmbH',
         issueDate: '2026-03-02',
@@ -763,7 +764,7 @@ function generateBooks(books: Books, today: string): Business[] {
       } else if (roll < 0.6) {
         const currency = random() < 0.5 ? 'EUR' : 'USD';
         const issueDate = someDate();
-        if (currency === 'EUR') setRate(books.db, books.cli.clock, { currency, date: issueDate, usdPerUnit: `1.${int(0, 3999)}` });
+        if (currency === 'EUR') setRate(books.db, books.cli.clock, CLI_ACTOR, { currency, date: issueDate, usdPerUnit: `1.${int(0, 3999)}` });
         const invoiceId = books.invoice(business, {
           customer: pick(['Harbor Cafe', 'Müller GmbH', 'Acme; Inc']),
           issueDate,
@@ -783,7 +784,7 @@ function generateBooks(books: Books, today: string): Business[] {
           if (balanceCents === 0n) break;
           const amountCents = part === 1 || balanceCents < 200n ? balanceCents : balanceCents / BigInt(int(2, 4));
           paidAt = someDate(paidAt);
-          if (currency === 'EUR') setRate(books.db, books.cli.clock, { currency, date: paidAt, usdPerUnit: `1.${int(0, 3999)}` });
+          if (currency === 'EUR') setRate(books.db, books.cli.clock, CLI_ACTOR, { currency, date: paidAt, usdPerUnit: `1.${int(0, 3999)}` });
           try {
             books.pay(invoiceId, amountCents, paidAt);
             counts.payments += 1;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Actor } from '../../src/books/audit.js';
+import { ACTOR_TYPES } from '../../src/books/audit.js';
 import type { Basis } from '../../src/books/businesses.js';
 import { ACCOUNT_TYPES, SYSTEM_ROLES } from '../../src/books/chart.js';
 import type { RateSource } from '../../src/books/fx.js';
@@ -67,7 +67,7 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'ledger_balances.span', code: 'BALANCE_SPANS', values: BALANCE_SPANS },
   { column: 'api_keys.access', code: 'KeyAccess', values: everyMemberOf<KeyAccess>()(['read', 'read_write']) },
   { column: 'exchange_rates.source', code: 'RateSource', values: everyMemberOf<RateSource>()(['manual', 'frankfurter', 'ecb']) },
-  { column: 'audit_log.actor_type', code: "Actor['type']", values: everyMemberOf<Actor['type']>()(['api_key', 'cli', 'system']) },
+  { column: 'audit_log.actor_type', code: 'ACTOR_TYPES', values: ACTOR_TYPES },
   { column: 'tenants.billing_state', code: "Tenant['billingState']", values: everyMemberOf<Tenant['billingState']>()(['active', 'past_due']) },
   { column: 'tenants.rate_limit_mode', code: "RateLimitSetting['mode']", values: everyMemberOf<RateLimitSetting['mode']>()(['plan', 'custom', 'off']) },
 ];

@@ -8,7 +8,7 @@ import { createInvoice } from '../../src/books/invoices.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { ensureServerSecrets } from '../../src/books/secrets.js';
-import { migrateThrough } from '../support/db.js';
+import { migrateThrough, letOlderBooksTakeTodaysAuditRows } from '../support/db.js';
 import { accountIdByName, buildBusiness, buildTenant, TEST_ACTOR, testClock } from '../support/factories.js';
 
 /**
@@ -28,6 +28,7 @@ describe('migration 20261127_0012_zero_usd_payments on existing books', () => {
     await migrateThrough(path, '20261127_0011_review_recorded_expense');
     const clock = testClock();
     let db = openDb(path, { synchronous: 'normal' });
+    letOlderBooksTakeTodaysAuditRows(db);
     ensureServerSecrets(db, clock);
     const tenant = buildTenant(db, clock);
     const business = buildBusiness(db, clock, { tenantId: tenant.id });

@@ -48,7 +48,7 @@ describe('overdue sweep job', () => {
     expect(before).to.equal(2);
     expect([late, partly, dueToday, draft, paid].map(statusOf)).to.deep.equal(['overdue', 'overdue', 'sent', 'draft', 'paid']);
     const audit = temp.db.prepare("SELECT actor_type, actor_name FROM audit_log WHERE action = 'invoice.overdue' AND subject_id = ?").get(late);
-    expect(audit).to.deep.equal({ actor_type: 'system', actor_name: 'overdue sweep' });
+    expect(audit).to.deep.equal({ actor_type: 'job', actor_name: 'overdue' });
   });
 
   it('is idempotent: a second run moves nothing', () => {

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JobDefinition, runJobOnce, startJobPool } from '../../jobs/pool.js';
@@ -83,7 +84,7 @@ describe('exchange-rate job (runRatesJob)', () => {
   const datesStored = () => [...new Set(rows().map((row) => row.date))];
   /** Stores a day's quote as an earlier run would have. */
   const storedDay = (date: string) =>
-    storeQuotedRates(temp.db, clock, 'frankfurter', {
+    storeQuotedRates(temp.db, clock, CLI_ACTOR, 'frankfurter', {
       date,
       rates: [
         { currency: 'CAD', usdPerUnit: '0.8' },
@@ -147,7 +148,7 @@ describe('exchange-rate job (runRatesJob)', () => {
 
     it('fills only from the day after the oldest of the currencies\' latest rates', async () => {
       storedDay('2026-03-11');
-      setRate(temp.db, clock, { currency: 'EUR', date: '2026-03-12', usdPerUnit: '1.09' });
+      setRate(temp.db, clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-12', usdPerUnit: '1.09' });
       // EUR has the 12th, the others only the 11th: the 12th (for those three) and the 13th are asked.
       expect(await runRatesJob(context)).to.deep.equal(result({ requested: 2, stored: 7, kept: 1 }));
       expect(fake.requests).to.deep.equal([request('2026-03-12'), request('2026-03-13')]);
@@ -186,7 +187,7 @@ describe('exchange-rate job (runRatesJob)', () => {
 
     it('never overwrites a rate set by hand', async () => {
       storedDay('2026-03-12');
-      setRate(temp.db, clock, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.09' });
+      setRate(temp.db, clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.09' });
       clock.set('2026-03-13T18:00:00.000Z');
       expect(await runRatesJob(context)).to.deep.equal(result({ requested: 1, stored: 3, kept: 1 }));
       expect(rows().filter((row) => row.date === '2026-03-13').map((row) => [row.currency, row.usdPerUnit, row.source])).to.deep.equal([
@@ -506,7 +507,7 @@ describe('storeQuotedRates', () => {
   const rows = () => temp.db.prepare('SELECT currency, rate_date AS date, usd_per_unit AS usdPerUnit FROM exchange_rates ORDER BY rate_date, currency').all();
 
   it('refuses zero, negative and malformed rates, and stores the quote\'s others', () => {
-    const stored = storeQuotedRates(temp.db, clock, 'frankfurter', {
+    const stored = storeQuotedRates(temp.db, clock, CLI_ACTOR, 'frankfurter', {
       date: '2026-03-13',
       rates: [
         { currency: 'CAD', usdPerUnit: '0' },
@@ -525,15 +526,15 @@ describe('storeQuotedRates', () => {
       ],
     });
     expect(rows()).to.deep.equal([{ currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2611687857' }]);
-    const tooFine = storeQuotedRates(temp.db, clock, 'frankfurter', { date: '2026-03-12', rates: [{ currency: 'CAD', usdPerUnit: '0.74100472894' }] });
+    const tooFine = storeQuotedRates(temp.db, clock, CLI_ACTOR, 'frankfurter', { date: '2026-03-12', rates: [{ currency: 'CAD', usdPerUnit: '0.74100472894' }] });
     expect(tooFine.refused.map((refusal) => refusal.reason)).to.deep.equal(['malformed']);
     expect(rows()).to.have.length(1);
   });
 
   it('compares with the latest rate before the quote\'s date, exactly: 100 times (or 1/100) passes, a hair beyond does not', () => {
-    setRate(temp.db, clock, { currency: 'MXN', date: '2026-03-11', usdPerUnit: '0.05' });
-    setRate(temp.db, clock, { currency: 'CAD', date: '2026-03-11', usdPerUnit: '0.7' });
-    const quote = (rates: { currency: 'CAD' | 'MXN'; usdPerUnit: string }[]) => storeQuotedRates(temp.db, clock, 'ecb', { date: '2026-03-13', rates });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-11', usdPerUnit: '0.05' });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'CAD', date: '2026-03-11', usdPerUnit: '0.7' });
+    const quote = (rates: { currency: 'CAD' | 'MXN'; usdPerUnit: string }[]) => storeQuotedRates(temp.db, clock, CLI_ACTOR, 'ecb', { date: '2026-03-13', rates });
     const beyond = quote([
       { currency: 'MXN', usdPerUnit: '5.0000000001' },
       { currency: 'CAD', usdPerUnit: '0.0069999999' },
@@ -571,10 +572,10 @@ describe('lookUpRate refuses what the rates job refuses', () => {
   });
 
   it('a rate over 100 times the one before: the older rate is used, with the reason beside it, and the rest of the quote is stored', async () => {
-    setRate(temp.db, clock, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
     fake.reply = { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), MXN: '0.01' }) };
     const provider: RateProvider = { kind: 'frankfurter', url: fake.url };
-    expect(await lookUpRate(temp.db, clock, provider, 'MXN', '2026-03-13')).to.deep.equal({
+    expect(await lookUpRate(temp.db, clock, CLI_ACTOR, provider, 'MXN', '2026-03-13')).to.deep.equal({
       rate: { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05', source: 'manual' },
       problem:
         'the latest MXN rate stored is for 2026-03-02, and looking up a newer one failed: ' +
@@ -582,7 +583,7 @@ describe('lookUpRate refuses what the rates job refuses', () => {
     });
     expect(fake.requests).to.deep.equal([request('2026-03-13')]);
     expect(temp.db.prepare("SELECT currency FROM exchange_rates WHERE rate_date = '2026-03-13' ORDER BY currency").pluck().all()).to.deep.equal(['CAD', 'EUR', 'GBP']);
-    expect(await lookUpRate(temp.db, clock, provider, 'CAD', '2026-03-13')).to.deep.equal({ rate: { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' } });
+    expect(await lookUpRate(temp.db, clock, CLI_ACTOR, provider, 'CAD', '2026-03-13')).to.deep.equal({ rate: { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' } });
     expect(fake.requests).to.have.length(1);
   });
 });

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import { fixedClock } from '../../src/clock.js';
@@ -27,7 +28,7 @@ describe('usableRate and lookUpRate: a stored rate no older than the maximum age
   });
 
   it('takes a rate up to maxAgeDays older (4 unless told), and not one older', () => {
-    setRate(temp.db, clock, { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29' });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29' });
     expect(usableRate(temp.db, clock, 'GBP', '2026-09-10').rate?.date).to.equal('2026-09-06');
     expect(usableRate(temp.db, clock, 'GBP', '2026-09-11')).to.deep.equal({
       problem:
@@ -39,23 +40,23 @@ describe('usableRate and lookUpRate: a stored rate no older than the maximum age
   });
 
   it('for a date after today, takes only a rate of that date', () => {
-    setRate(temp.db, clock, { currency: 'GBP', date: '2026-09-15', usdPerUnit: '1.30' });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-09-15', usdPerUnit: '1.30' });
     expect(usableRate(temp.db, clock, 'GBP', '2026-09-16').problem).to.equal(
       '2026-09-16 is after today (2026-09-15), so no rate for it can be fetched yet, and the newest GBP rate stored is for 2026-09-15; ' +
         'store one by hand with daybook rate set --currency GBP --date 2026-09-16 --usd-per-unit RATE',
     );
-    setRate(temp.db, clock, { currency: 'GBP', date: '2026-09-16', usdPerUnit: '1.31' });
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-09-16', usdPerUnit: '1.31' });
     expect(usableRate(temp.db, clock, 'GBP', '2026-09-16').rate?.usdPerUnit).to.equal('1.31');
   });
 
   it('lookUpRate does not ask the provider for a day not yet come, nor for one its maxAgeDays covers', async () => {
-    setRate(temp.db, clock, { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29' });
-    const future = await lookUpRate(temp.db, clock, provider(), 'GBP', '2026-09-20');
+    setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29' });
+    const future = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-20');
     expect(future.problem).to.match(/^2026-09-20 is after today/);
-    const covered = await lookUpRate(temp.db, clock, provider(), 'GBP', '2026-09-13', { maxAgeDays: 7 });
+    const covered = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-13', { maxAgeDays: 7 });
     expect(covered).to.deep.equal({ rate: { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29', source: 'manual' } });
     expect(fake.requests).to.deep.equal([]);
-    const stale = await lookUpRate(temp.db, clock, provider(), 'GBP', '2026-09-13');
+    const stale = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-13');
     expect(stale.problem).to.match(/latest GBP rate stored is for 2026-09-06, and looking up a newer one failed/);
     expect(fake.requests).to.have.length(1);
   });

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import fc from 'fast-check';
 import { acceptReviewItem } from '../../src/books/review.js';
 import { importBankStatement, type StatementRow } from '../../src/books/bank-import.js';
@@ -339,7 +340,7 @@ export function writeHistory(db: Db, clock: FixedClock, business: Business, cust
         let invoiceId = '';
         let parts: bigint[] = [];
         at(date, () => {
-          if (event.currency !== 'USD') setRate(db, clock, { currency: event.currency, date, usdPerUnit: rateOf(event.currency, event.issueRateSeed) });
+          if (event.currency !== 'USD') setRate(db, clock, CLI_ACTOR, { currency: event.currency, date, usdPerUnit: rateOf(event.currency, event.issueRateSeed) });
           invoiceId = tx(() =>
             createInvoice(db, clock, TEST_ACTOR, {
               business,
@@ -371,7 +372,7 @@ export function writeHistory(db: Db, clock: FixedClock, business: Business, cust
             paidAt = addDays(paidAt, payment.afterDays);
             const on = paidAt;
             at(addDays(on, payment.recordedAfterDays), () => {
-              if (event.currency !== 'USD') setRate(db, clock, { currency: event.currency, date: on, usdPerUnit: rateOf(event.currency, payment.rateSeed) });
+              if (event.currency !== 'USD') setRate(db, clock, CLI_ACTOR, { currency: event.currency, date: on, usdPerUnit: rateOf(event.currency, payment.rateSeed) });
               tx(() => recordPayment(db, clock, TEST_ACTOR, { invoiceId, amountCents, method: 'wire', paidAt: on }));
             });
           });

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Business } from '../../src/books/businesses.js';
@@ -120,7 +121,7 @@ describe('invoice posting: properties over random invoices (books level)', () =>
         const { business, customerId } = newBusiness(life.basis);
         const issueRate = life.currency === 'USD' ? '1' : decimalText(BigInt(life.issueRateUnits), 4);
         // Rates are installation-wide: each run sets every rate it uses, just before using it.
-        if (life.currency === 'EUR') setRate(db, clock, { currency: 'EUR', date: ISSUE_DATE, usdPerUnit: issueRate });
+        if (life.currency === 'EUR') setRate(db, clock, CLI_ACTOR, { currency: 'EUR', date: ISSUE_DATE, usdPerUnit: issueRate });
         const { invoiceId } = inTransaction(db, () =>
           createInvoice(db, clock, TEST_ACTOR, {
             business,
@@ -153,7 +154,7 @@ describe('invoice posting: properties over random invoices (books level)', () =>
         parts.forEach((amountCents, index) => {
           const paidAt = `2026-03-${String(3 + index).padStart(2, '0')}`;
           const rate = life.currency === 'USD' ? '1' : decimalText(BigInt(life.payments[index]!.rateUnits), 4);
-          if (life.currency === 'EUR') setRate(db, clock, { currency: 'EUR', date: paidAt, usdPerUnit: rate });
+          if (life.currency === 'EUR') setRate(db, clock, CLI_ACTOR, { currency: 'EUR', date: paidAt, usdPerUnit: rate });
           const recorded = inTransaction(db, () => recordPayment(db, clock, TEST_ACTOR, { invoiceId, amountCents, method: 'check', paidAt }));
           cashUsdCents += convertToUsdCents(amountCents, rate);
           expectBalancedViews(db, business.id, `payment ${index + 1} of ${parts.length}`);
@@ -191,7 +192,7 @@ describe('invoice posting: properties over random invoices (books level)', () =>
    */
   it('a payment worth less than one US cent is recorded or refused as validation_failed, never a bare failure', () => {
     const { business, customerId } = newBusiness('accrual');
-    setRate(db, clock, { currency: 'MXN', date: ISSUE_DATE, usdPerUnit: '0.05' });
+    setRate(db, clock, CLI_ACTOR, { currency: 'MXN', date: ISSUE_DATE, usdPerUnit: '0.05' });
     const { invoiceId } = inTransaction(db, () =>
       createInvoice(db, clock, TEST_ACTOR, {
         business,

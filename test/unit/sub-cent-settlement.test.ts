@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/books/audit.js';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Business } from '../../src/books/businesses.js';
@@ -134,7 +135,7 @@ describe('sub-cent settlement: payments in any currency settle to the cent (book
         fc.pre(total > 0n);
         const { business, customerId } = newBusiness(life.basis);
         // Rates are installation-wide: each run sets the ones it uses just before using them.
-        setRate(db, clock, { currency: life.currency, date: ISSUE_DATE, usdPerUnit: rateText(life.issueRate) });
+        setRate(db, clock, CLI_ACTOR, { currency: life.currency, date: ISSUE_DATE, usdPerUnit: rateText(life.issueRate) });
         const { invoiceId } = inTransaction(db, () =>
           createInvoice(db, clock, TEST_ACTOR, {
             business,
@@ -152,7 +153,7 @@ describe('sub-cent settlement: payments in any currency settle to the cent (book
         const pay = (amountCents: bigint) => {
           const index = Math.min(payNo, PAY_DATES.length - 1);
           const paidAt = PAY_DATES[index]!;
-          setRate(db, clock, { currency: life.currency, date: paidAt, usdPerUnit: rateText(life.payRates[index]!) });
+          setRate(db, clock, CLI_ACTOR, { currency: life.currency, date: paidAt, usdPerUnit: rateText(life.payRates[index]!) });
           const before = findInvoice(db, invoiceId)!;
           inTransaction(db, () => recordPayment(db, clock, TEST_ACTOR, { invoiceId, amountCents, method: 'wire', paidAt }));
           const after = findInvoice(db, invoiceId)!;
@@ -193,7 +194,7 @@ describe('sub-cent settlement: payments in any currency settle to the cent (book
    */
   it('MX$100.01 paid MX$100.00 and then MX$0.01: the last centavo is recorded with no entry and the invoice is paid', () => {
     const { business, customerId } = newBusiness('accrual');
-    setRate(db, clock, { currency: 'MXN', date: ISSUE_DATE, usdPerUnit: '0.052418' });
+    setRate(db, clock, CLI_ACTOR, { currency: 'MXN', date: ISSUE_DATE, usdPerUnit: '0.052418' });
     const { invoiceId } = inTransaction(db, () =>
       createInvoice(db, clock, TEST_ACTOR, {
         business,

@@ -10,7 +10,8 @@ import { deliverEmails } from '../../email/deliver.js';
 import { notFound, validationFailed } from '../../errors.js';
 import type { Services } from '../../http/context.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import type { Principal } from '../../books/keys.js';
+import type { Actor } from '../../books/audit.js';
+import { actorOf, type Principal } from '../../books/keys.js';
 import { type Currency, type ForeignCurrency, money } from '../../money.js';
 import { lookUpRate } from '../../rates/look-up.js';
 import {
@@ -161,10 +162,10 @@ function reachableInvoice(services: Services, principal: Principal, id: string):
  * provider is asked once, before the write's transaction; what it could not give is said in
  * the 422 the write then answers.
  */
-async function ensureRate(services: Services, currency: Currency, date: string): Promise<void> {
+async function ensureRate(services: Services, actor: Actor, currency: Currency, date: string): Promise<void> {
   if (currency === 'USD') return;
   const provider = { kind: services.config.fxProvider, url: services.config.fxProviderUrl };
-  const found = await lookUpRate(services.db, services.clock, provider, currency as ForeignCurrency, date, { maxAgeDays: services.config.rateMaxAgeDays });
+  const found = await lookUpRate(services.db, services.clock, actor, provider, currency as ForeignCurrency, date, { maxAgeDays: services.config.rateMaxAgeDays });
   if (found.problem) services.log.warn({ currency, date, problem: found.problem }, found.rate ? 'using an older exchange rate' : 'no exchange rate to be had');
 }
 
@@ -297,7 +298,7 @@ export const sendInvoiceOperation = defineWrite({
   errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
   async prepare({ principal, services, params }) {
     const invoice = reachableInvoice(services, principal, params.id);
-    if (invoice.status === 'draft') await ensureRate(services, invoice.currency, invoice.issueDate);
+    if (invoice.status === 'draft') await ensureRate(services, actorOf(principal), invoice.currency, invoice.issueDate);
   },
   work({ principal, services, actor, params }) {
     reachableInvoice(services, principal, params.id);
@@ -358,7 +359,7 @@ export const recordPaymentOperation = defineWrite({
   async prepare({ principal, services, params, body }) {
     const invoice = reachableInvoice(services, principal, params.id);
     // Nothing to convert on an invoice that cannot take a payment: the work answers 409 for it.
-    if (UNPAID_STATUSES.includes(invoice.status)) await ensureRate(services, invoice.currency, body.paidAt ?? todayUtc(services.clock));
+    if (UNPAID_STATUSES.includes(invoice.status)) await ensureRate(services, actorOf(principal), invoice.currency, body.paidAt ?? todayUtc(services.clock));
   },
   work({ principal, services, actor, params, body }) {
     reachableInvoice(services, principal, params.id);
