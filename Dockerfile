@@ -13,8 +13,6 @@ COPY package.json package-lock.json ./
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY config ./config
-COPY db ./db
-COPY jobs ./jobs
 COPY src ./src
 RUN npm ci \
     && npm prune --omit=dev \

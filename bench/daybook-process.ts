@@ -9,7 +9,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CLI_ACTOR } from '../src/books/audit.js';
+import { CLI_ACTOR } from '../src/store/audit.js';
 import { updateTenant } from '../src/books/tenants.js';
 import { systemClock } from '../src/clock.js';
 import { openDb } from '../src/db/connection.js';

@@ -8,11 +8,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ACTOR } from '../src/books/audit.js';
+import { CLI_ACTOR } from '../src/store/audit.js';
 import { createBusiness } from '../src/books/businesses.js';
 import { systemAccountId } from '../src/books/chart.js';
 import { createKey } from '../src/books/keys.js';
-import { ensureServerSecrets } from '../src/books/secrets.js';
+import { ensureServerSecrets } from '../src/store/secrets.js';
 import { createTenant } from '../src/books/tenants.js';
 import { findOrCreateVendor } from '../src/books/vendors.js';
 import { systemClock } from '../src/clock.js';

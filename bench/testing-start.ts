@@ -15,13 +15,13 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI_ACTOR } from '../src/books/audit.js';
+import { CLI_ACTOR } from '../src/store/audit.js';
 import { findOrCreateCustomer } from '../src/books/customers.js';
 import { createTenant } from '../src/books/tenants.js';
 import { fixedClock } from '../src/clock.js';
 import { applyPragmas, type Db, inTransaction, openDb } from '../src/db/connection.js';
 import { migrateLatest } from '../src/db/migrate.js';
-import { startDaybook, type RunningDaybook } from '../src/testing.js';
+import { startDaybook, type RunningDaybook } from '../src/testing/index.js';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 20);
 const WRITES = Number(process.env.BENCH_WRITES ?? 2000);

@@ -10,21 +10,23 @@ import { dirname } from 'node:path';
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/auth.js';
 import { identifyClient, trustedProxies } from './http/client-address.js';
-import type { AppMiddleware, RequestState, Services } from './http/context.js';
+import type { AppMiddleware, RequestState } from './http/context.js';
+import type { Services } from './services.js';
 import { errorRenderer, notFoundFallback } from './http/errors.js';
 import { type FaultQueue, injectFaults } from './http/faults.js';
 import { type ControlHandlers, controlSurface } from './http/control.js';
 import { type MountOptions, mountOperations, type Operation } from './http/operation.js';
-import { CounterStore } from './http/rate-limit.js';
+import { OPERATION_IDS } from './api/v1/operation-ids.js';
+import { CounterStore } from './store/counters.js';
 import { createMailer, type Mailer } from './email/mailer.js';
-import type { ReplyObserver, ReplyViolation } from './http/reply-check.js';
+import { checkReplies, type ReplyObserver, type ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
-import { payPage, payPageBudget, payPagePdf } from './http/pay-page.js';
-import { buildOpenApiDocument } from './http/openapi.js';
+import { payPage, payPageBudget, payPagePdf } from './pages/pay-route.js';
+import { buildOpenApiDocument } from './api/openapi.js';
 import { packageVersion } from './paths.js';
 import { validationFailed } from './errors.js';
 import type { Logger } from './log.js';
-import { mountReferencePage } from './http/reference-page.js';
+import { mountReferencePage } from './pages/reference-route.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -73,7 +75,9 @@ export function buildApp(options: AppOptions): DaybookApp {
   let openApi: string;
   try {
     const served = options.operations ?? operations;
-    api = apiPipeline(services, served, { ...(options.onReplyViolation ? { onReplyViolation: options.onReplyViolation } : {}), ...(options.onReply ? { onReply: options.onReply } : {}) });
+    const { onReplyViolation, onReply } = options;
+    const around = onReplyViolation ? { around: (operation: Operation) => checkReplies(operation, onReplyViolation, onReply) } : {};
+    api = apiPipeline(services, served, { operationIds: OPERATION_IDS, ...around });
     openApi = JSON.stringify(buildOpenApiDocument(served, { siteUrl: options.config.siteUrl, version: packageVersion() }));
   } catch (error) {
     counters.close();

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import cron from 'node-cron';
-import { readSmtpUrl } from './email/smtp-url.js';
-import { parseTrustList } from './http/client-address.js';
+import { readSmtpUrl } from './smtp-url.js';
+import { parseTrustList } from './trust-list.js';
 import { projectRoot } from './paths.js';
 import { redactUrl } from './redact.js';
 
@@ -162,7 +162,7 @@ function withoutUserInfo(text: string, why: string): string {
   return text;
 }
 
-/** Kept as written; the mailer reads it again with the same readSmtpUrl (src/email/smtp-url.ts). */
+/** Kept as written; the mailer reads it again with the same readSmtpUrl (src/smtp-url.ts). */
 function smtpUrl(raw: unknown): string {
   const text = nonEmptyString(raw);
   readSmtpUrl(text);

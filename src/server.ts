@@ -1,20 +1,23 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AppOptions, buildApp, type DaybookApp } from './app.js';
-import { runJobOnce, startJobPool } from '../jobs/pool.js';
-import { booksRecorder, jobByName, scheduledJobs } from '../jobs/registry.js';
-import { cliActor, recordMigration } from './books/audit.js';
-import { JOB_NAMES, type JobName } from './books/job-runs.js';
+import { runJobOnce, startJobPool } from './jobs/pool.js';
+import { booksRecorder, jobByName, scheduledJobs } from './jobs/registry.js';
+import { cliActor } from './store/audit.js';
+import { recordMigration } from './door/commands/installation.js';
+import { writeNow } from './door/door.js';
+import { INSTALLATION_REACH } from './door/reach.js';
+import { JOB_NAMES, type JobName } from './store/job-runs.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { CONNECTION_LIMITS, type ConnectionLimits, createHttpServer } from './http/connections.js';
-import { type Db, openDb } from './db/connection.js';
+import { type Db, guardBookWrites, openDb } from './db/connection.js';
 import { migrateLatest } from './db/migrate.js';
 import { ensureWritableBooksFolder } from './db/books-folder.js';
 import { acquireServerLock } from './db/server-lock.js';
 import { exposureWarning } from './db/private-files.js';
-import { releaseAbandonedClaims } from './books/idempotency.js';
-import { ensureServerSecrets } from './books/secrets.js';
+import { releaseAbandonedClaims } from './store/idempotency.js';
+import { ensureServerSecrets } from './store/secrets.js';
 import { createLogger, type Logger } from './log.js';
 import { readTlsFiles, type TlsFiles, useCertificate } from './http/tls.js';
 import { refusedLine } from './http/access-log.js';
@@ -73,8 +76,9 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
   let app: DaybookApp | undefined;
   let server: Server;
   try {
+    guardBookWrites(db);
     // `daybook serve` migrated (and recorded it) already; a server embedded by other code records its own.
-    recordMigration(db, clock, cliActor('server start-up'), applied);
+    if (applied.length > 0) writeNow({ db, clock }, { actor: cliActor('server start-up'), reach: INSTALLATION_REACH }, recordMigration, { applied });
     const released = releaseAbandonedClaims(db);
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
     ensureServerSecrets(db, clock);

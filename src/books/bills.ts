@@ -6,11 +6,11 @@ import { all, flag, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS, formatMoney } from '../money.js';
 import { assertName } from '../names.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { type Business, findBusiness, getBusiness } from './businesses.js';
 import { systemAccountId } from './chart.js';
 import { assertExpenseAccount } from './expenses.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { assertPostingAllowed, postEntry, withPostingFields } from './ledger.js';
 import { findOrCreateVendor } from './vendors.js';
 

@@ -6,9 +6,9 @@ import { all, int, one, run } from '../db/statements.js';
 import { notFound } from '../errors.js';
 import { assertName } from '../names.js';
 import { getTenant } from './tenants.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { createStandardChart } from './chart.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 
 export type Basis = 'accrual' | 'cash';
 

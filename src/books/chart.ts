@@ -3,8 +3,8 @@ import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, flag, one, run } from '../db/statements.js';
 import { conflict, notFound } from '../errors.js';
-import { type Actor, recordAudit } from './audit.js';
-import { newId } from './ids.js';
+import { type Actor, recordAudit } from '../store/audit.js';
+import { newId } from '../ids.js';
 
 export const ACCOUNT_TYPES = ['asset', 'liability', 'equity', 'revenue', 'expense'] as const;
 export type AccountType = (typeof ACCOUNT_TYPES)[number];

@@ -5,9 +5,9 @@ import { assertName, nameKey, trimName } from '../names.js';
 import { flag, int, one, run } from '../db/statements.js';
 import { notFound } from '../errors.js';
 import type { Currency } from '../money.js';
-import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
-import { type Actor, recordAudit } from './audit.js';
-import { newId } from './ids.js';
+import { type NameListFilters, type Page, type PageRequest, pageByName } from '../store/paging.js';
+import { type Actor, recordAudit } from '../store/audit.js';
+import { newId } from '../ids.js';
 
 export interface NewCustomer {
   name: string;

@@ -4,11 +4,11 @@ import { assertInTransaction, type Db } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
-import { type Actor, recordAudit } from './audit.js';
-import { dayWithinYears, RECORDED_MATCH_DAYS } from './bank-import.js';
+import { type Actor, recordAudit } from '../store/audit.js';
+import { dayWithinYears, RECORDED_MATCH_DAYS } from './import/bank-import.js';
 import type { Business } from './businesses.js';
 import { findLedgerAccount, systemAccountId } from './chart.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { assertPostingAllowed, postEntry, withPostingFields, type PostingFields } from './ledger.js';
 import { insertTransaction } from './transactions.js';
 import { findOrCreateVendor, findVendor, type Vendor } from './vendors.js';
@@ -134,7 +134,7 @@ interface ExpenseToMatch {
 }
 
 /**
- * The other direction of the import's match (src/books/bank-import.ts): a bank line already
+ * The other direction of the import's match (src/books/import/bank-import.ts): a bank line already
  * waiting in the review queue that this new expense is. The same amount, dated within
  * RECORDED_MATCH_DAYS, the same vendor (by name key) when the line names one, and not matched
  * to another expense; the nearest in date, then the first queued. Its proposal becomes "already

@@ -1,11 +1,10 @@
-import type { Clock } from '../clock.js';
-import { nowIso } from '../clock.js';
-import { isIsoDate } from '../dates.js';
+import { type Clock, nowIso, todayUtc } from '../clock.js';
+import { daysBetween, isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 
 export type RateSource = 'manual' | 'frankfurter' | 'ecb';
@@ -80,4 +79,39 @@ export function rateOnOrBefore(db: Db, currency: ForeignCurrency, date: string):
     date,
   );
   return row && { currency: row.currency, date: row.rate_date, usdPerUnit: row.usd_per_unit, source: row.source };
+}
+
+/** Either the rate to use, or why there is none, worded for the caller's 422. */
+export type RateLookUp = { rate: ExchangeRate; problem?: string } | { rate?: undefined; problem: string };
+
+/**
+ * How many days older than the date asked a stored rate may be and still be used, unless
+ * DAYBOOK_RATE_MAX_AGE_DAYS says otherwise: four, a weekend plus a holiday, which have no quote
+ * of their own.
+ */
+export const FRESH_RATE_DAYS = 4;
+
+/**
+ * The one rule for which stored rate a send or a payment may post at: the rate stored for
+ * `date`, or the newest one before it at most `maxAgeDays` older. A date after today needs a
+ * rate of its own (no quote for it can exist yet, so only one set by hand counts). Otherwise
+ * `problem` says why, naming the newest stored rate on or before the date (or that there is
+ * none) and `daybook rate set` as the way to store one by hand. Reads only; any transaction.
+ */
+export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date: string, maxAgeDays: number = FRESH_RATE_DAYS): RateLookUp {
+  if (!FOREIGN_CURRENCIES.includes(currency)) throw new Error(`usableRate: not a foreign currency: ${String(currency)}`);
+  if (!isIsoDate(date)) throw new Error(`usableRate: not a date: ${date}`);
+  if (!Number.isSafeInteger(maxAgeDays) || maxAgeDays < 0) throw new Error(`usableRate: not a number of days: ${maxAgeDays}`);
+  const stored = rateOnOrBefore(db, currency, date);
+  const today = todayUtc(clock);
+  if (stored && stored.date === date) return { rate: stored };
+  if (stored && date <= today && daysBetween(stored.date, date) <= maxAgeDays) return { rate: stored };
+  const newest = stored ? `the newest ${currency} rate stored is for ${stored.date}` : `no ${currency} rate is stored on or before ${date}`;
+  const why =
+    date > today
+      ? `${date} is after today (${today}), so no rate for it can be fetched yet, and ${newest}`
+      : stored
+        ? `${newest}, more than ${maxAgeDays} days before ${date}, and the rate provider gave none newer`
+        : `${newest}, and the rate provider gave none`;
+  return { problem: `${why}; store one by hand with daybook rate set --currency ${currency} --date ${date} --usd-per-unit RATE` };
 }

@@ -4,16 +4,16 @@ import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS, type ForeignCurrency, formatMoney } from '../money.js';
-import { invoiceEmail, reminderEmail } from '../email/templates.js';
-import { type Actor, jobActor, PAY_PAGE_ACTOR, recordAudit } from './audit.js';
+import { invoiceEmail, reminderEmail } from './invoice-mail.js';
+import { type Actor, jobActor, PAY_PAGE_ACTOR, recordAudit } from '../store/audit.js';
+import { FRESH_RATE_DAYS, usableRate } from './fx.js';
 import { getBusiness } from './businesses.js';
 import { findLedgerAccount, systemAccountId } from './chart.js';
-import { FRESH_RATE_DAYS, usableRate } from '../rates/look-up.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { allocate, cashRecognition, cashUsdCents, convertInvoice, receivableCleared } from './invoice-math.js';
-import { findInvoice, type Invoice, type InvoiceStatus, type PaymentMethod, UNPAID_STATUSES } from './invoices.js';
+import { findInvoice, type Invoice, invoiceBalanceCents, type InvoiceStatus, type PaymentMethod, UNPAID_STATUSES } from './invoices.js';
 import { assertPostingAllowed, type JournalLineDraft, postEntry, reverseEntry, withPostingFields } from './ledger.js';
-import { enqueueEmail } from './outbox.js';
+import { enqueueEmail } from '../store/outbox.js';
 import { payToken, payUrl } from './pay-links.js';
 import { daysBetween } from '../dates.js';
 
@@ -187,7 +187,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   assertInTransaction(db, 'recordPayment');
   const invoice = requireInvoice(db, input.invoiceId);
   assertStatus(invoice, UNPAID_STATUSES, 'paid');
-  const balanceCents = invoice.totalCents - invoice.paidCents;
+  const balanceCents = invoiceBalanceCents(invoice);
   if (input.amountCents <= 0n) throw validationFailed('amountCents', 'must be greater than zero');
   if (input.amountCents > balanceCents) {
     throw validationFailed('amountCents', `is more than the balance of ${formatMoney(balanceCents, invoice.currency)} (${balanceCents} cents)`);
@@ -263,7 +263,7 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
 
 /** The journal lines of one payment, in both views. */
 function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, usdPerUnit: string) {
-  const balanceCents = invoice.totalCents - invoice.paidCents;
+  const balanceCents = invoiceBalanceCents(invoice);
   const totalUsdCents = (invoice.subtotalUsdCents ?? 0n) + (invoice.taxUsdCents ?? 0n);
   const cashUsd = cashUsdCents(amountCents, usdPerUnit);
   const clearedUsdCents = receivableCleared({
@@ -353,7 +353,7 @@ export function remindInvoice(db: Db, clock: Clock, actor: Actor, invoiceId: str
     customerName: invoice.customer.name,
     invoiceNumber: invoice.number,
     amountFormatted: formatMoney(invoice.totalCents, invoice.currency),
-    balanceFormatted: formatMoney(invoice.totalCents - invoice.paidCents, invoice.currency),
+    balanceFormatted: formatMoney(invoiceBalanceCents(invoice), invoice.currency),
     currency: invoice.currency,
     dueDate: invoice.dueDate,
     daysOverdue: daysBetween(invoice.dueDate, todayUtc(clock)),

@@ -9,10 +9,10 @@ import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, notFound, validationFailed } from '../errors.js';
 import { type Tenant, countActiveKeys, findTenant, getTenant } from './tenants.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { findBusiness } from './businesses.js';
-import { newId } from './ids.js';
-import { type KnownKey, knownKey } from './principal-cache.js';
+import { newId } from '../ids.js';
+import { rememberedWhileUnchanged } from '../db/data-version-cache.js';
 import { PLANS } from './plans.js';
 
 /**
@@ -206,10 +206,29 @@ export interface Principal {
 export function authenticateKey(db: Db, clock: Clock, presented: string): Principal | null {
   if (!isWellFormedKey(presented)) return null;
   const fingerprint = fingerprintKey(presented);
-  const known = knownKey(db, fingerprint, () => lookUpKey(db, fingerprint));
+  const known = rememberedWhileUnchanged(db, 'api keys', fingerprint, () => lookUpKey(db, fingerprint), frozen);
   if (!known) return null;
   if (known.expiresOn !== null && todayUtc(clock) > known.expiresOn) return null;
   return known.principal;
+}
+
+/** A presented key's principal, with the last day it works. */
+interface KnownKey {
+  principal: Principal;
+  expiresOn: string | null;
+}
+
+/**
+ * One remembered principal serves every request made with its key, so none may change it: a
+ * change made for one request would be seen by the next. Frozen, a change throws instead.
+ */
+function frozen(known: KnownKey): KnownKey {
+  const { principal } = known;
+  Object.freeze(principal.tenant.rateLimit);
+  Object.freeze(principal.tenant);
+  if (principal.businessIds) Object.freeze(principal.businessIds);
+  Object.freeze(principal);
+  return Object.freeze(known);
 }
 
 /** A key that is neither revoked nor of an account without API access, with its expiry. */

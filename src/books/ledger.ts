@@ -7,10 +7,10 @@ import { all, one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
 import { findTenant } from './tenants.js';
-import type { Actor } from './audit.js';
+import type { Actor } from '../store/audit.js';
 import { findBusiness } from './businesses.js';
 import { findLedgerAccount } from './chart.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { lockedThrough } from './periods.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { one } from '../db/statements.js';
-import { serverSecret } from './secrets.js';
+import { serverSecret } from '../store/secrets.js';
 
 /**
  * The customer's pay link: `{site}/pay/{token}`. Anyone with the link can open and pay the

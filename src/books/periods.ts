@@ -5,9 +5,9 @@ import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { getBusiness } from './businesses.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 
 /** The last locked date of a business, or null when no period is closed. */
 export function lockedThrough(db: Db, businessId: string): string | null {

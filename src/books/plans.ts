@@ -7,5 +7,3 @@ export const PLANS = {
 
 export type Plan = keyof typeof PLANS;
 export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
-
-export const RATE_WINDOW_SECONDS = 600;

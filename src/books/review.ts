@@ -3,7 +3,7 @@ import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { getBusiness } from './businesses.js';
 import { systemAccountId } from './chart.js';
 import { assertExpenseAccount } from './expenses.js';

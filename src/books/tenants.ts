@@ -5,8 +5,8 @@ import { inTransaction } from '../db/connection.js';
 import { flag, int, one, run } from '../db/statements.js';
 import { ApiError, notFound } from '../errors.js';
 import { assertName } from '../names.js';
-import { type Actor, recordAudit } from './audit.js';
-import { newId } from './ids.js';
+import { type Actor, recordAudit } from '../store/audit.js';
+import { newId } from '../ids.js';
 import { PLANS, type Plan } from './plans.js';
 
 /**

@@ -6,7 +6,7 @@ import { all, int, one, run } from '../db/statements.js';
 import { type ForeignCurrency, formatMoney, usd } from '../money.js';
 import type { Business } from './businesses.js';
 import { rateOnOrBefore } from './fx.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { lockedThrough } from './periods.js';
 import { getTenant } from './tenants.js';
 

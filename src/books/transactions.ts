@@ -5,7 +5,7 @@ import { all, one, run } from '../db/statements.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
 import type { Basis } from './businesses.js';
 import type { Direction } from './ledger.js';
-import { containsPattern, type ListScope, type Page, type PageRequest, pageOf, pageStart, searchKey } from './paging.js';
+import { containsPattern, type ListScope, type Page, type PageRequest, pageOf, pageStart, searchKey } from '../store/paging.js';
 
 /**
  * Bank and card transactions: what comes in to be categorised. The lists below are the

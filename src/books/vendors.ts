@@ -3,10 +3,10 @@ import { nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
 import { flag, one, run } from '../db/statements.js';
 import { assertVendorName, nameKey } from '../names.js';
-import { type Actor, recordAudit } from './audit.js';
+import { type Actor, recordAudit } from '../store/audit.js';
 import { notFound } from '../errors.js';
-import { newId } from './ids.js';
-import { type NameListFilters, type Page, type PageRequest, pageByName } from './paging.js';
+import { newId } from '../ids.js';
+import { type NameListFilters, type Page, type PageRequest, pageByName } from '../store/paging.js';
 
 /** Who money goes to. Vendors belong to the tenant, shared by its businesses; the name is the canonical one. */
 export interface Vendor {

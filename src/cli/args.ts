@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import type { RateLimitSetting } from '../books/tenants.js';
-import { isUuid } from '../books/ids.js';
+import { isUuid } from '../ids.js';
 import type { KeyAccess } from '../books/keys.js';
 import { PLAN_NAMES } from '../books/plans.js';
 import { isIsoDate } from '../dates.js';

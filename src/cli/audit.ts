@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type AuditFilter, type AuditRow, describeActor, listAudit } from '../books/audit.js';
+import { type AuditFilter, type AuditRow, describeActor, listAudit } from '../store/audit.js';
 import { findBusiness, listBusinesses } from '../books/businesses.js';
 import { getTenant } from '../books/tenants.js';
 import type { Db } from '../db/connection.js';

@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type BackupCheck, backupBooks, BackupRefused, type BackupResult, lockBooksForRestore, restoreBooks } from '../db/backup.js';
-import { recordAudit } from '../books/audit.js';
-import { inTransaction, openDb } from '../db/connection.js';
-import { action, type CliIo, type CommandContext, migrateBooks, resolveDbPath } from './context.js';
+import { recordRestore } from '../door/commands/installation.js';
+import { openDb } from '../db/connection.js';
+import { action, type CliIo, type CommandContext, migrateBooks, resolveDbPath, writeAsCli } from './context.js';
 import { CheckFailed, UsageError } from './errors.js';
 
 const BACKUP_HELP_AFTER = `
@@ -107,7 +107,7 @@ async function restore(options: RestoreOptions, context: CommandContext): Promis
     // The restored books are brought to this version's schema at once, so the row that records
     // the restore can be written into them (it is the first thing their trail says afterwards).
     ({ applied } = await migrateBooks(books, context.actor, context.io.clock));
-    recordRestore(books, context, { from: options.from, bytes: result.bytes, replaced: result.replaced, schema, migrated: applied });
+    recordRestoreIn(books, context, { from: options.from, bytes: result.bytes, replaced: result.replaced, schema, migrated: applied });
   } finally {
     releaseLock();
   }
@@ -146,10 +146,10 @@ function refusalAsUsage<T>(books: string, from: string, work: () => T): T {
 }
 
 /** The installation-wide audit row of a restore, written into the restored books. */
-function recordRestore(books: string, context: CommandContext, detail: Record<string, unknown>): void {
+function recordRestoreIn(books: string, context: CommandContext, detail: { from: string; bytes: number; replaced: boolean; schema: string | null; migrated: readonly string[] }): void {
   const db = openDb(books);
   try {
-    inTransaction(db, () => recordAudit(db, context.io.clock, context.actor, { tenantId: null, action: 'books.restore', subjectType: 'backup', subjectId: String(detail.from), detail }));
+    writeAsCli(db, context, recordRestore, detail);
   } finally {
     db.close();
   }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { type Bill, createBill, payBill } from '../books/bills.js';
-import { inTransaction } from '../db/connection.js';
+import { createBillCommand, payBillCommand } from '../door/commands/spending.js';
+import type { Bill } from '../books/bills.js';
 import { ApiError } from '../errors.js';
 import { formatMoney } from '../money.js';
 import { cents, id, isoDate, name } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 /** The books name a bill's fields as the API would; the operator typed flags. */
 const FLAGS: Record<string, string> = {
@@ -19,9 +19,17 @@ const FLAGS: Record<string, string> = {
   id: '--id',
 };
 
+/** The write door's refusal of a record that is not there, by the flag that named it. */
+const MISSING: Record<string, string> = {
+  'No such business.': '--business: no such business.',
+  'No such bill.': '--id: no such bill.',
+};
+
 /** A refusal from the books, its field named by the flag that set it. */
 function inFlagTerms(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
+  const missing = error.code === 'not_found' ? MISSING[error.message] : undefined;
+  if (missing) return new ApiError(error.code, missing);
   const match = /^(\w+): /.exec(error.message);
   const flag = match ? FLAGS[match[1]!] : undefined;
   return flag ? new ApiError(error.code, `${flag}: ${error.message.slice(match![0].length)}`) : error;
@@ -54,17 +62,15 @@ interface CreateOptions {
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const bill = await withBooks(context, (db) => {
     try {
-      return inTransaction(db, () =>
-        createBill(db, context.io.clock, context.actor, {
-          businessId: options.business,
-          vendorName: options.vendor,
-          number: options.number,
-          issueDate: options.issueDate,
-          dueDate: options.dueDate,
-          amountCents: options.amountCents,
-          accountId: options.account,
-        }),
-      );
+      return writeAsCli(db, context, createBillCommand, {
+        businessId: options.business,
+        vendorName: options.vendor,
+        number: options.number,
+        issueDate: options.issueDate,
+        dueDate: options.dueDate,
+        amountCents: options.amountCents,
+        accountId: options.account,
+      });
     } catch (error) {
       throw inFlagTerms(error);
     }
@@ -77,9 +83,7 @@ async function create(options: CreateOptions, context: CommandContext): Promise<
 async function pay(options: { id: string; amountCents: bigint; date?: string }, context: CommandContext): Promise<void> {
   const paid = await withBooks(context, (db) => {
     try {
-      return inTransaction(db, () =>
-        payBill(db, context.io.clock, context.actor, { billId: options.id, amountCents: options.amountCents, ...(options.date ? { date: options.date } : {}) }),
-      );
+      return writeAsCli(db, context, payBillCommand, { billId: options.id, amountCents: options.amountCents, ...(options.date ? { date: options.date } : {}) });
     } catch (error) {
       throw inFlagTerms(error);
     }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { type Basis, createBusiness } from '../books/businesses.js';
+import { createBusinessCommand } from '../door/commands/accounts.js';
+import { type Basis } from '../books/businesses.js';
 import { choiceOption, id, integerIn, name } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 import { inSpecTerms } from './output.js';
 
 /** Payment terms are stored with a 0..365 CHECK. */
@@ -16,7 +17,7 @@ interface CreateOptions {
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const business = await withBooks(context, (db) =>
-    createBusiness(db, context.io.clock, context.actor, {
+    writeAsCli(db, context, createBusinessCommand, {
       tenantId: options.account,
       name: options.name,
       basis: options.basis,

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import { INSTALLATION_REACH } from '../door/reach.js';
+import { type Command as WriteCommand, writeNow } from '../door/door.js';
 import { existsSync, writeSync } from 'node:fs';
 import { CommandFailed, fileErrorReason, OutputClosed, UsageError } from './errors.js';
-import { type Actor, cliActor, recordMigration } from '../books/audit.js';
+import { type Actor, cliActor } from '../store/audit.js';
+import { recordMigration } from '../door/commands/installation.js';
 import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
-import { type Db, openDb } from '../db/connection.js';
+import { type Db, guardBookWrites, openDb } from '../db/connection.js';
 import { ensureWritableBooksFolder } from '../db/books-folder.js';
 import { migrateLatest, type MigrateResult } from '../db/migrate.js';
 import { createOutput, type Output } from './output.js';
@@ -79,6 +82,11 @@ export interface CommandContext {
   actor: Actor;
 }
 
+/** Runs `command` through the write door as this command's writer: the OS user, reaching every record. */
+export function writeAsCli<I, R>(db: Db, context: CommandContext, command: WriteCommand<I, R, undefined>, input: I): R {
+  return writeNow({ db, clock: context.io.clock }, { actor: context.actor, reach: INSTALLATION_REACH }, command, input);
+}
+
 /** `daybook key create`: the command's name and its parents'. */
 function commandPath(command: Command): string {
   const names: string[] = [];
@@ -121,7 +129,7 @@ export async function migrateBooks(path: string, actor: Actor, clock: Clock): Pr
   if (result.applied.length > 0) {
     const db = openDb(path);
     try {
-      recordMigration(db, clock, actor, result.applied);
+      writeNow({ db, clock }, { actor, reach: INSTALLATION_REACH }, recordMigration, { applied: result.applied });
     } finally {
       db.close();
     }
@@ -136,6 +144,7 @@ export async function migrateBooks(path: string, actor: Actor, clock: Clock): Pr
 export async function withBooksAt<T>(path: string, actor: Actor, clock: Clock, work: (db: Db) => T): Promise<Awaited<T>> {
   await migrateBooks(path, actor, clock);
   const db = openDb(path);
+  guardBookWrites(db);
   try {
     return await work(db);
   } finally {

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { setCustomerArchived } from '../books/customers.js';
-import { inTransaction } from '../db/connection.js';
+import { archiveCustomer } from '../door/commands/parties.js';
 import { id } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const customer = await withBooks(context, (db) => inTransaction(db, () => setCustomerArchived(db, context.io.clock, context.actor, options.id, archived)));
+    const customer = await withBooks(context, (db) => writeAsCli(db, context, archiveCustomer, { id: options.id, archived }));
     context.out.result({ ...customer }, [
       archived
         ? `Customer ${customer.name} is archived: GET /customers lists it only with includeArchived=true, and POST /customers no longer matches it.`

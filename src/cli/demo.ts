@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEMO_FIRST_DAY, DEMO_LAST_DAY, type DemoBooks, seedDemo } from '../../db/seeds/demo.js';
+import { DEMO_FIRST_DAY, DEMO_LAST_DAY, type DemoBooks, seedDemo } from '../seeds/demo.js';
 import { type Clock, fixedClock, todayUtc } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
 import { databaseFiles } from '../db/connection.js';

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import { importStatementCommand } from '../door/commands/spending.js';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { describeProblem, importBankStatement, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/bank-import.js';
+import { describeProblem, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/import/bank-import.js';
 import { ApiError } from '../errors.js';
 import { id } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 import { UsageError } from './errors.js';
 
 /** The page cache of the import's connection, in KiB. */
@@ -103,13 +104,10 @@ async function importBank(options: { business: string; file: string }, context: 
     // (this connection only; it closes after the import).
     db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
     try {
-      return importBankStatement(
-        db,
-        context.io.clock,
-        context.actor,
-        { businessId: options.business, fileName: basename(options.file), rows },
-        { onProgress: (done, total) => context.out.note(`${done} of ${total} rows…`) },
-      );
+      return writeAsCli(db, context, importStatementCommand, {
+        statement: { businessId: options.business, fileName: basename(options.file), rows },
+        options: { onProgress: (done, total) => context.out.note(`${done} of ${total} rows…`) },
+      });
     } catch (error) {
       // The books say "No such business."; the operator is better served by the id they typed.
       if (error instanceof ApiError && error.code === 'not_found') {

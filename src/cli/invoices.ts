@@ -1,18 +1,13 @@
 import type { Command } from 'commander';
-import { voidInvoice } from '../books/invoice-posting.js';
-import { relinkInvoice } from '../books/invoices.js';
+import { relinkInvoiceCommand, voidInvoiceCommand } from '../door/commands/invoices.js';
 import { payToken, payUrl } from '../books/pay-links.js';
 import { loadConfig } from '../config.js';
-import { inTransaction } from '../db/connection.js';
 import { id } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 async function voidCommand(options: { id: string }, context: CommandContext): Promise<void> {
   const { before, after } = await withBooks(context, (db) =>
-    inTransaction(db, () => {
-      const previous = db.prepare('SELECT status FROM invoices WHERE id = ?').get(options.id) as { status: string } | undefined;
-      return { before: previous?.status, after: voidInvoice(db, context.io.clock, context.actor, options.id) };
-    }),
+    writeAsCli(db, context, voidInvoiceCommand, { invoiceId: options.id }),
   );
   const how = before === 'draft' ? 'a draft: nothing had been posted' : 'its entry reversed today';
   context.out.result({ id: after.id, number: after.number, status: after.status, previousStatus: before ?? null }, [
@@ -23,10 +18,10 @@ async function voidCommand(options: { id: string }, context: CommandContext): Pr
 async function relinkCommand(options: { id: string }, context: CommandContext): Promise<void> {
   const { siteUrl } = loadConfig(context.io.env);
   const relinked = await withBooks(context, (db) =>
-    inTransaction(db, () => {
-      const invoice = relinkInvoice(db, context.io.clock, context.actor, options.id);
+    {
+      const invoice = writeAsCli(db, context, relinkInvoiceCommand, { invoiceId: options.id });
       return { id: invoice.id, number: invoice.number, payUrl: payUrl(siteUrl, payToken(db, invoice.id)) };
-    }),
+    },
   );
   context.out.result(relinked, [
     `Invoice ${relinked.number} has a new pay link; the old one now leads nowhere. Send the customer the new one:`,

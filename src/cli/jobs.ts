@@ -1,11 +1,11 @@
 import { Argument, type Command } from 'commander';
-import { booksRecorder, jobByName, jobSchedule } from '../../jobs/registry.js';
-import { guardedRecorder, runJobOnce } from '../../jobs/pool.js';
-import { findJobRun, JOB_NAMES, type JobName, type JobRunRecord } from '../books/job-runs.js';
+import { booksRecorder, jobByName, jobSchedule } from '../jobs/registry.js';
+import { guardedRecorder, runJobOnce } from '../jobs/pool.js';
+import { findJobRun, JOB_NAMES, type JobName, type JobRunRecord } from '../store/job-runs.js';
 import { loadConfig } from '../config.js';
 import { acquireServerLock, ServerLockError } from '../db/server-lock.js';
 import { createMailer } from '../email/mailer.js';
-import { CounterStore } from '../http/rate-limit.js';
+import { CounterStore } from '../store/counters.js';
 import { createLogger } from '../log.js';
 import { action, type CliIo, type CommandContext, resolveDbPath, withBooks } from './context.js';
 import { formatTable } from './output.js';

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { type ApiKeyInfo, createKey, listKeys, revokeKey } from '../books/keys.js';
+import { createKeyCommand, revokeKeyCommand } from '../door/commands/accounts.js';
+import { type ApiKeyInfo, listKeys } from '../books/keys.js';
 import { todayUtc } from '../clock.js';
 import { type AccessFlag, accessFromFlag, accessLabel, ACCESS_FLAGS, choiceOption, collectIds, id, isoDate, name } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 import { formatTable, inSpecTerms } from './output.js';
 
 /** A key as the CLI shows it: never the key value, access spelled as on the command line. */
@@ -24,7 +25,7 @@ interface CreateOptions {
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const key = await withBooks(context, (db) =>
-    createKey(db, context.io.clock, context.actor, {
+    writeAsCli(db, context, createKeyCommand, {
       tenantId: options.account,
       name: options.name,
       access: accessFromFlag(options.access),
@@ -58,7 +59,7 @@ async function list(options: { account: string }, context: CommandContext): Prom
 }
 
 async function revoke(options: { id: string }, context: CommandContext): Promise<void> {
-  const key = await withBooks(context, (db) => revokeKey(db, context.io.clock, context.actor, options.id));
+  const key = await withBooks(context, (db) => writeAsCli(db, context, revokeKeyCommand, { id: options.id }));
   const line = key.alreadyRevoked
     ? `Key ${key.id} (${key.name}) was already revoked at ${key.revokedAt}.`
     : `Key ${key.id} (${key.name}) revoked at ${key.revokedAt}; it stops working on the next request.`;

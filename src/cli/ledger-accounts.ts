@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { setLedgerAccountArchived } from '../books/chart.js';
-import { inTransaction } from '../db/connection.js';
+import { archiveLedgerAccount } from '../door/commands/parties.js';
 import { id } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const account = await withBooks(context, (db) => inTransaction(db, () => setLedgerAccountArchived(db, context.io.clock, context.actor, options.id, archived)));
+    const account = await withBooks(context, (db) => writeAsCli(db, context, archiveLedgerAccount, { id: options.id, archived }));
     context.out.result({ ...account }, [
       archived
         ? `Ledger account ${account.code} ${account.name} is archived: GET /accounts no longer lists it and nothing new posts to it; its history stays in every report.`

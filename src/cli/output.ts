@@ -1,5 +1,3 @@
-import type { CliIo } from './context.js';
-
 /**
  * How a command reports: exactly one result per run, either as human lines or (with --json)
  * as one JSON object on stdout. Warnings and progress go to stderr in both modes, so stdout
@@ -17,7 +15,13 @@ function jsonReplacer(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-export function createOutput(io: Pick<CliIo, 'stdout' | 'stderr'>, json: boolean): Output {
+/** Where a command writes: its standard output and standard error. */
+export interface OutputStreams {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export function createOutput(io: OutputStreams, json: boolean): Output {
   let printed = false;
   return {
     json,

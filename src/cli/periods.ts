@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { lockPeriod } from '../books/periods.js';
+import { lockPeriodCommand } from '../door/commands/accounts.js';
 import { id, isoDate } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 async function lock(options: { business: string; through: string }, context: CommandContext): Promise<void> {
-  const locked = await withBooks(context, (db) => lockPeriod(db, context.io.clock, context.actor, options.business, options.through));
+  const locked = await withBooks(context, (db) => writeAsCli(db, context, lockPeriodCommand, { businessId: options.business, through: options.through }));
   context.out.result({ ...locked }, [
     `Business ${locked.businessId}: periods locked through ${locked.lockedThrough}; postings dated on or before it are refused.`,
   ]);

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { setRate } from '../books/fx.js';
+import { setRateCommand } from '../door/commands/installation.js';
 import { FOREIGN_CURRENCIES } from '../money.js';
 import { choiceOption, isoDate } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 interface SetOptions {
   currency: string;
@@ -13,7 +13,7 @@ interface SetOptions {
 async function set(options: SetOptions, context: CommandContext): Promise<void> {
   const rate = await withBooks(
     context,
-    (db) => setRate(db, context.io.clock, context.actor, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
+    (db) => writeAsCli(db, context, setRateCommand, { currency: options.currency, date: options.date, usdPerUnit: options.usdPerUnit }),
     'create',
   );
   context.out.result({ ...rate }, [`Rate set: 1 ${rate.currency} = ${rate.usdPerUnit} USD on ${rate.date} (${rate.source})`]);

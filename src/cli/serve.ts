@@ -6,7 +6,7 @@ import { portNumber } from './args.js';
 import { action, type CliIo, type CommandContext, migrateBooks } from './context.js';
 import { UsageError } from './errors.js';
 import { readFileSync } from 'node:fs';
-import type { Fixture } from '../testing-fixture.js';
+import type { Fixture } from '../testing/fixture.js';
 
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** A second signal during shutdown exits at once, with the shell's 128 + signal number. */
@@ -139,7 +139,7 @@ async function serve(options: ServeOptions, context: CommandContext): Promise<vo
 async function serveEphemeral(options: ServeOptions, context: CommandContext): Promise<void> {
   if (options.port !== undefined || options.host !== undefined) throw new UsageError('--ephemeral listens on a free loopback port: leave out --port and --host');
   if (context.globals.db !== undefined) throw new UsageError('--ephemeral makes books of its own: leave out --db');
-  const [testing, { FixtureError }] = await Promise.all([import('../testing.js'), import('../testing-fixture.js')]);
+  const [testing, { FixtureError }] = await Promise.all([import('../testing/index.js'), import('../testing/fixture.js')]);
   const at = options.clock === undefined ? undefined : (await clockOption(options.clock)).toISOString();
   const fixture = options.fixture === undefined ? undefined : readFixture(options.fixture);
   const daybook = await testing
@@ -192,7 +192,7 @@ function readFixture(file: string): 'demo' | Fixture {
  */
 export async function clockOption(raw: string): Promise<Date> {
   // Loaded on demand, like the rest of daybook/testing: the admin commands do not need it.
-  const { clockInstant } = await import('../testing.js');
+  const { clockInstant } = await import('../testing/index.js');
   try {
     return clockInstant(raw);
   } catch (error) {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { type Tenant, createTenant, type RateLimitSetting, updateTenant, type UpdateTenantInput } from '../books/tenants.js';
+import { createAccount, updateAccount } from '../door/commands/accounts.js';
+import { type Tenant, type RateLimitSetting, type UpdateTenantInput } from '../books/tenants.js';
 import { PLANS, type Plan } from '../books/plans.js';
 import { choiceOption, id, name, planOption, rateLimit } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 import { UsageError } from './errors.js';
 
 export function describeRateLimit(setting: RateLimitSetting): string {
@@ -37,7 +38,7 @@ interface CreateOptions {
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
   const account = await withBooks(
     context,
-    (db) => createTenant(db, context.io.clock, context.actor, { name: options.name, plan: options.plan ?? 'small' }),
+    (db) => writeAsCli(db, context, createAccount, { name: options.name, plan: options.plan ?? 'small' }),
     'create',
   );
   printTenant(context, 'created', account);
@@ -65,7 +66,7 @@ async function set(options: SetOptions, context: CommandContext): Promise<void> 
   if (Object.keys(changes).length === 0) {
     throw new UsageError('account set: nothing to change; give --billing, --api-access, --plan or --rate-limit');
   }
-  const account = await withBooks(context, (db) => updateTenant(db, context.io.clock, context.actor, options.id, changes));
+  const account = await withBooks(context, (db) => writeAsCli(db, context, updateAccount, { id: options.id, changes }));
   printTenant(context, 'updated', account);
 }
 

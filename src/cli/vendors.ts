@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { setVendorFlags, type VendorRecord } from '../books/vendors.js';
-import { inTransaction } from '../db/connection.js';
+import { setVendorFlagsCommand } from '../door/commands/parties.js';
+import { type VendorRecord } from '../books/vendors.js';
 import { choiceOption, id } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks } from './context.js';
+import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
 
 function show(vendor: VendorRecord, line: string, context: CommandContext): void {
   context.out.result({ id: vendor.id, tenantId: vendor.tenantId, name: vendor.name, is1099Eligible: vendor.is1099Eligible, archived: vendor.archived }, [line]);
@@ -10,14 +10,14 @@ function show(vendor: VendorRecord, line: string, context: CommandContext): void
 
 async function set(options: { id: string; '1099': 'yes' | 'no' }, context: CommandContext): Promise<void> {
   const vendor = await withBooks(context, (db) =>
-    inTransaction(db, () => setVendorFlags(db, context.io.clock, context.actor, options.id, { is1099Eligible: options['1099'] === 'yes' })),
+    writeAsCli(db, context, setVendorFlagsCommand, { id: options.id, change: { is1099Eligible: options['1099'] === 'yes' } }),
   );
   show(vendor, `Vendor ${vendor.name} is ${vendor.is1099Eligible ? 'now' : 'no longer'} 1099-eligible.`, context);
 }
 
 function archiveCommand(archived: boolean) {
   return async (options: { id: string }, context: CommandContext): Promise<void> => {
-    const vendor = await withBooks(context, (db) => inTransaction(db, () => setVendorFlags(db, context.io.clock, context.actor, options.id, { archived })));
+    const vendor = await withBooks(context, (db) => writeAsCli(db, context, setVendorFlagsCommand, { id: options.id, change: { archived } }));
     show(
       vendor,
       archived

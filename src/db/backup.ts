@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { migrations } from '../../db/migrations/index.js';
+import { migrations } from './migrations/index.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { startWorker } from '../threads.js';

@@ -51,9 +51,49 @@ export function withoutWaiting<T>(db: Db, work: () => T): T {
   }
 }
 
-/** Runs `work` in one synchronous transaction (BEGIN IMMEDIATE); nothing awaits inside. */
+/**
+ * Runs `work` in one synchronous transaction (BEGIN IMMEDIATE; a SAVEPOINT when one is open
+ * already); nothing awaits inside. For what is not a write to the books: request counters, the
+ * outbox's delivery attempts, job runs, Today's signals, stored documents, idempotency expiry.
+ * A write to the books goes through the write door (src/door), which opens its own.
+ */
 export function inTransaction<T>(db: Db, work: () => T): T {
   return db.transaction(work).immediate();
+}
+
+/** Connections whose audited writes must be made inside the write door. */
+const guarded = new WeakSet<Db>();
+/** How many door transactions are open on a connection (a batch holds commands, each in its SAVEPOINT). */
+const doorDepth = new WeakMap<Db, number>();
+
+/**
+ * From now on, an audited write on `db` (every write to the books appends an audit row) is
+ * refused unless the write door opened the transaction it runs in. The server and every CLI
+ * command guard the connection they open.
+ */
+export function guardBookWrites(db: Db): void {
+  guarded.add(db);
+}
+
+/** The write door's transaction (src/door/door.ts, nowhere else): like inTransaction, marked as the door's. */
+export function doorTransaction<T>(db: Db, work: () => T): T {
+  doorDepth.set(db, (doorDepth.get(db) ?? 0) + 1);
+  try {
+    return db.transaction(work).immediate();
+  } finally {
+    doorDepth.set(db, (doorDepth.get(db) ?? 1) - 1);
+  }
+}
+
+/**
+ * For a write to the books (recordAudit, which every such write calls): inside a transaction,
+ * and on a guarded connection inside the write door's.
+ */
+export function assertBookWrite(db: Db, who: string): void {
+  assertInTransaction(db, who);
+  if (guarded.has(db) && (doorDepth.get(db) ?? 0) === 0) {
+    throw new Error(`${who}: a write to the books must go through the write door (src/door)`);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
+import { type MigrationEntry, migrations } from './migrations/index.js';
 import { applyPragmas, type Db } from './connection.js';
 import { ensurePrivateDatabaseFile } from './private-files.js';
 

@@ -1,5 +1,5 @@
 import { findInvoice } from '../books/invoices.js';
-import { claimEmail, emailsDue, markEmailFailed, markEmailSent, type OutboxEmail } from '../books/outbox.js';
+import { claimEmail, emailsDue, markEmailFailed, markEmailSent, type OutboxEmail } from '../store/outbox.js';
 import { payToken } from '../books/pay-links.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connection.js';

@@ -4,7 +4,7 @@ import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
-import { readSmtpUrl, type SmtpSettings, TLS_OFF } from './smtp-url.js';
+import { readSmtpUrl, type SmtpSettings, TLS_OFF } from '../smtp-url.js';
 
 /** One email to one recipient; `from` is the mailer's own (config mailFrom). */
 export interface MailMessage {

@@ -1,7 +1,8 @@
 import { authenticateKey } from '../books/keys.js';
 import { ApiError } from '../errors.js';
 import { budgetSubject } from './client-address.js';
-import type { AppMiddleware, Services } from './context.js';
+import type { AppMiddleware } from './context.js';
+import type { Services } from '../services.js';
 import { rateLimited } from './limits.js';
 
 /** Failed authentications allowed per source address per window before rate_limited. */

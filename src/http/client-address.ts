@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { AppMiddleware } from './context.js';
+import type { AppMiddleware, Client } from './context.js';
 
 /**
  * Who is calling: the address the failed-authentication budget counts and the logs name, and
@@ -9,38 +9,9 @@ import type { AppMiddleware } from './context.js';
  * under by inventing one.
  */
 
-export interface Client {
-  address: string;
-  scheme: 'http' | 'https';
-}
 
 /** The ranges `loopback` stands for: IPv4's 127.0.0.0/8 and IPv6's ::1. */
 const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128'];
-
-/**
- * Reads DAYBOOK_TRUST_PROXY: `off` (or empty) for none, else addresses, CIDR ranges and the
- * word `loopback`, separated by commas or spaces. Returns the entries as written, checked.
- */
-export function parseTrustList(raw: string): string[] {
-  const entries = raw.split(/[\s,]+/).filter((entry) => entry !== '');
-  if (entries.length === 1 && entries[0] === 'off') return [];
-  for (const entry of entries) {
-    const problem = entryProblem(entry);
-    if (problem) throw new Error(`"${entry}" ${problem}; give addresses, CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, separated by commas, or off`);
-  }
-  return entries;
-}
-
-function entryProblem(entry: string): string | null {
-  if (entry === 'loopback') return null;
-  const [address = '', bits, extra] = entry.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return 'is not an address or a CIDR range';
-  if (bits === undefined) return null;
-  const max = family === 4 ? 32 : 128;
-  if (!/^[0-9]{1,3}$/.test(bits) || Number(bits) > max) return `has a prefix length outside 0 to ${max}`;
-  return null;
-}
 
 /** The checked entries as a list to look addresses up in; null when no proxy is trusted. */
 export function trustedProxies(entries: readonly string[]): BlockList | null {

@@ -1,22 +1,10 @@
 import type { ParameterizedContext, Next } from 'koa';
 import type { Principal } from '../books/keys.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/connection.js';
-import type { Logger } from '../log.js';
-import type { Mailer } from '../email/mailer.js';
-import type { Client } from './client-address.js';
-import type { CounterStore } from './rate-limit.js';
 
-/** Everything a request may use; built once in app.ts. */
-export interface Services {
-  db: Db;
-  clock: Clock;
-  config: Config;
-  log: Logger;
-  counters: CounterStore;
-  /** Delivers the outbox's emails: SMTP when DAYBOOK_SMTP_URL is set, else the log. */
-  mailer: Mailer;
+/** Who is calling, as http/client-address.ts works it out: the address counted and logged, and the scheme used. */
+export interface Client {
+  address: string;
+  scheme: 'http' | 'https';
 }
 
 export interface RequestState {

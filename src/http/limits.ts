@@ -1,8 +1,9 @@
 import { rateBudgets } from '../books/tenants.js';
-import { RATE_WINDOW_SECONDS } from '../books/plans.js';
+import { RATE_WINDOW_SECONDS } from '../store/counters.js';
 import { ApiError } from '../errors.js';
-import type { WindowUsage } from './rate-limit.js';
-import { type AppContext, principalOf, type Services } from './context.js';
+import type { WindowUsage } from '../store/counters.js';
+import { type AppContext, principalOf } from './context.js';
+import type { Services } from '../services.js';
 
 export type RequestKind = 'read' | 'write';
 

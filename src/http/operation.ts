@@ -1,45 +1,18 @@
 import type { RouterInstance, RouterMiddleware } from '@koa/router';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Actor } from '../books/audit.js';
-import type { IdempotencyClaim } from '../books/idempotency.js';
-import { requestFingerprint } from '../books/idempotency.js';
+import type { IdempotencyClaim } from '../store/idempotency.js';
+import { requestFingerprint } from '../store/idempotency.js';
 import { actorOf, type Principal } from '../books/keys.js';
-import { runAwaitingWrite, runWrite, type WriteOutcome } from '../books/write-door.js';
+import { type Command, write } from '../door/door.js';
+import { keyReach, type Reached, resolveScope, type Scope } from '../door/reach.js';
 import { ApiError, type ErrorCode, validationFailed } from '../errors.js';
 import { isPlainObject, readJsonBody } from './body.js';
-import { type AppContext, type AppMiddleware, principalOf, type Services } from './context.js';
+import { type AppContext, type AppMiddleware, principalOf } from './context.js';
+import type { Services } from '../services.js';
 import { countAgainstBudget } from './limits.js';
 import { isPermission, type Permission, PERMISSIONS_BY_ACCESS } from './permissions.js';
-import { checkReplies, type ReplyObserver, type ReplyViolation } from './reply-check.js';
 import { coerceQuery, precompile, validate } from './validate.js';
 
-/** The 22 operation ids of the published v1 surface (spec, Versioning rule 3). */
-export const OPERATION_IDS = [
-  'businesses.list',
-  'accounts.list',
-  'customers.list',
-  'customers.create',
-  'vendors.list',
-  'transactions.list',
-  'transactions.get',
-  'expenses.create',
-  'invoices.list',
-  'invoices.get',
-  'invoices.create',
-  'invoices.send',
-  'invoices.remind',
-  'invoices.recordPayment',
-  'review.list',
-  'review.accept',
-  'today.get',
-  'reports.profitAndLoss',
-  'reports.balanceSheet',
-  'reports.trialBalance',
-  'reports.arAging',
-  'reports.apAging',
-] as const;
-
-export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** One declared answer: every status an operation can succeed with has a schema. */
 export interface ResponseSpec {
@@ -54,7 +27,7 @@ export type ReplyOf<R extends Responses> = {
   [S in keyof R & number]: { status: S; body: Static<R[S]['schema']> };
 }[keyof R & number];
 
-/** What a handler receives: the validated inputs, the caller and the services. */
+/** The validated inputs of a request, its caller and the services. */
 export interface RequestInput<P extends TObject, Q extends TObject, B extends TObject> {
   params: Static<P>;
   query: Static<Q>;
@@ -63,9 +36,10 @@ export interface RequestInput<P extends TObject, Q extends TObject, B extends TO
   services: Services;
 }
 
-/** A write also knows its actor: the audit row its work appends must name it. */
-export interface WriteInput<P extends TObject, Q extends TObject, B extends TObject> extends RequestInput<P, Q, B> {
-  actor: Actor;
+/** What a GET's handler receives: the request, and its scope resolved for the caller. */
+export interface ReadInput<P extends TObject, Q extends TObject, B extends TObject> extends RequestInput<P, Q, B> {
+  /** The operation's scope, resolved (404 or 403 before the handler runs); the key's account when it declares none. */
+  reached: Reached;
 }
 
 /**
@@ -74,7 +48,8 @@ export interface WriteInput<P extends TObject, Q extends TObject, B extends TObj
  * missing any of these fails at start-up.
  */
 interface Declared<P extends TObject, Q extends TObject, B extends TObject, R extends Responses> {
-  id: OperationId;
+  /** The operation id (a published surface lists its ids: api/v1/operation-ids.ts). */
+  id: string;
   /** Router path below /api/v1, with `:name` parameters. */
   path: string;
   permission: Permission;
@@ -91,51 +66,45 @@ interface Declared<P extends TObject, Q extends TObject, B extends TObject, R ex
 /** A GET: reads the books and shapes the reply. */
 export interface ReadOperation<P extends TObject, Q extends TObject, B extends TObject, R extends Responses> extends Declared<P, Q, B, R> {
   method: 'GET';
-  handle(input: RequestInput<P, Q, B>): ReplyOf<NoInfer<R>>;
+  /** The record the caller must reach (resolved once, by the pipeline); none (or null): the key's account. */
+  scope?(request: RequestInput<P, Q, B>): Scope | null;
+  handle(input: ReadInput<P, Q, B>): ReplyOf<NoInfer<R>>;
 }
 
 /**
- * A POST. The pipeline runs it through the write door (books/write-door.ts): the Idempotency-Key
- * check, `work` and its stored answer in one transaction, with the audit row checked. There is
- * no way for a POST to skip the door.
+ * A POST: a write command of the write door (src/door), with how the request becomes the
+ * command's input and how its result becomes the reply. The pipeline runs it through the door
+ * (scope, Idempotency-Key, the command and its audit row, the stored answer, after-commit
+ * work); there is no way for a POST to skip it.
  */
-export interface WriteOperation<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, Prepared>
-  extends Declared<P, Q, B, R> {
+export interface WriteOperation<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, I, Result> extends Declared<P, Q, B, R> {
   method: 'POST';
-  /**
-   * Work that must be awaited before anything can post (a rate look-up). Declaring it makes the
-   * door claim the key `in_progress` in its own short transaction first.
-   */
-  prepare?(input: WriteInput<P, Q, B>): Promise<Prepared>;
-  /** The write: synchronous, inside the door's transaction; it appends its audit row under `input.actor`. */
-  work(input: WriteInput<P, Q, B>, prepared: NoInfer<Prepared>): ReplyOf<NoInfer<R>>;
-  /**
-   * Runs after the commit and before the answer (delivering an email); skipped on a replay. A
-   * failure is logged and never undoes the write: what it does must be retried by a job.
-   */
-  afterCommit?(input: WriteInput<P, Q, B>, reply: ReplyOf<NoInfer<R>>): Promise<void>;
+  command: Command<I, Result, unknown>;
+  input(request: RequestInput<P, Q, B>): I;
+  /** Runs inside the write's transaction, so the reply (stored under an Idempotency-Key) is what the write left. */
+  reply(result: Result, request: RequestInput<P, Q, B>): ReplyOf<NoInfer<R>>;
 }
 
 /** An operation as the pipeline holds it, its types erased. */
-export type Operation = ReadOperation<TObject, TObject, TObject, Responses> | WriteOperation<TObject, TObject, TObject, Responses, unknown>;
+export type Operation = ReadOperation<TObject, TObject, TObject, Responses> | WriteOperation<TObject, TObject, TObject, Responses, unknown, unknown>;
 
 /** Declares a GET. Its reply is typed from its declared responses. */
 export function defineRead<P extends TObject, Q extends TObject, B extends TObject, R extends Responses>(operation: ReadOperation<P, Q, B, R>): Operation {
   return operation as unknown as Operation;
 }
 
-/** Declares a POST: the pipeline runs its work through the write door. Its reply is typed from its declared responses. */
-export function defineWrite<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, Prepared = undefined>(
-  operation: WriteOperation<P, Q, B, R, Prepared>,
+/** Declares a POST: the pipeline runs its command through the write door. Its reply is typed from its declared responses. */
+export function defineWrite<P extends TObject, Q extends TObject, B extends TObject, R extends Responses, I, Result, Prepared>(
+  operation: Omit<WriteOperation<P, Q, B, R, I, Result>, 'command'> & { command: Command<I, Result, Prepared> },
 ): Operation {
   return operation as unknown as Operation;
 }
 
 export interface MountOptions {
-  /** Checks every reply against the operation's declared responses (the test suite sets it). */
-  onReplyViolation?: (violation: ReplyViolation) => void;
-  /** Told the status of every answer an operation gives (the test suite counts coverage with it). */
-  onReply?: ReplyObserver;
+  /** The surface's operation ids: an operation whose id is not among them fails at start-up. */
+  operationIds: readonly string[];
+  /** Middleware to run around an operation (the test suite checks every reply against the contract with it). */
+  around?: (operation: Operation) => AppMiddleware;
 }
 
 /** Mounts operations on the router, each behind scope, rate limit, body rules and input checks (serveOperation). */
@@ -143,13 +112,13 @@ export function mountOperations(
   router: RouterInstance<AppContext['state']>,
   services: Services,
   operations: readonly Operation[],
-  options: MountOptions = {},
+  options: MountOptions,
 ): void {
   const seen = new Set<string>();
   for (const operation of operations) {
-    assertWellDeclared(operation, seen);
+    assertWellDeclared(operation, seen, options.operationIds);
     const steps: AppMiddleware[] = [
-      ...(options.onReplyViolation ? [checkReplies(operation, options.onReplyViolation, options.onReply)] : []),
+      ...(options.around ? [options.around(operation)] : []),
       serveOperation(operation, services),
     ];
     const method = operation.method === 'GET' ? 'get' : 'post';
@@ -157,13 +126,15 @@ export function mountOperations(
   }
 }
 
-function assertWellDeclared(operation: Operation, seen: Set<string>): void {
+function assertWellDeclared(operation: Operation, seen: Set<string>, operationIds: readonly string[]): void {
   const where = `operation ${operation.id ?? '(no id)'} ${operation.method} ${operation.path}`;
-  if (!(OPERATION_IDS as readonly string[]).includes(operation.id)) throw new Error(`${where}: unknown operation id`);
+  if (!operationIds.includes(operation.id)) throw new Error(`${where}: unknown operation id`);
   if (!isPermission(operation.permission)) throw new Error(`${where}: declares no valid permission`);
   if (operation.method !== 'GET' && operation.method !== 'POST') throw new Error(`${where}: only GET and POST are served`);
   if (operation.method === 'GET' && typeof operation.handle !== 'function') throw new Error(`${where}: a GET needs handle()`);
-  if (operation.method === 'POST' && typeof operation.work !== 'function') throw new Error(`${where}: a POST needs work() (the write door runs it)`);
+  if (operation.method === 'POST' && (typeof operation.command?.run !== 'function' || typeof operation.input !== 'function' || typeof operation.reply !== 'function')) {
+    throw new Error(`${where}: a POST needs a command (the write door runs it), input() and reply()`);
+  }
   if (seen.has(operation.id)) throw new Error(`${where}: declared twice`);
   seen.add(operation.id);
   for (const schema of [operation.params, operation.query, operation.body]) {
@@ -313,42 +284,30 @@ type Handler = (ctx: AppContext) => void | Promise<void>;
 
 function readHandler(operation: ReadOperation<TObject, TObject, TObject, Responses>, services: Services): Handler {
   return (ctx) => {
-    const reply = operation.handle(requestInput(ctx, services));
+    const request = requestInput(ctx, services);
+    const { principal } = request;
+    const scope = operation.scope?.(request) ?? null;
+    const reached = scope ? resolveScope(services.db, keyReach(principal), scope) : { tenantId: principal.tenant.id, business: null };
+    const reply = operation.handle({ ...request, reached });
     // Serialised here, inside the error wrapper, so an answer that cannot be written as JSON
     // becomes the spec's internal_error body rather than Koa's own.
     sendJson(ctx, reply.status, JSON.stringify(reply.body));
   };
 }
 
-/** Every POST: through the write door, then the work after the commit, unless it was a replay. */
-function writeHandler(operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>, services: Services): Handler {
+/** Every POST: its command through the write door, which stores (or replays) the answer. */
+function writeHandler(operation: WriteOperation<TObject, TObject, TObject, Responses, unknown, unknown>, services: Services): Handler {
   return async (ctx) => {
-    const principal = principalOf(ctx);
-    const input: WriteInput<TObject, TObject, TObject> = { ...requestInput(ctx, services), actor: actorOf(principal) };
-    const request = { actor: input.actor, claim: idempotencyClaim(ctx, operation, principal) };
-    const { db, clock } = services;
-    const { prepare } = operation;
-    const outcome: WriteOutcome<ReplyOf<Responses>> = prepare
-      ? await runAwaitingWrite(db, clock, request, () => prepare(input), (prepared) => operation.work(input, prepared))
-      : runWrite(db, clock, request, () => operation.work(input, undefined));
+    const request = requestInput(ctx, services);
+    const { principal } = request;
+    const writer = { actor: actorOf(principal), reach: keyReach(principal) };
+    const idempotency = { claim: idempotencyClaim(ctx, operation, principal), reply: (result: unknown) => operation.reply(result, request) };
+    const outcome = await write(services, writer, operation.command, operation.input(request), idempotency);
     if (outcome.replayed) ctx.set('idempotent-replayed', 'true');
-    else if (operation.afterCommit) await runAfterCommit(ctx, operation, input, outcome.reply, services);
-    sendJson(ctx, outcome.answer.status, outcome.answer.json);
+    const { answer } = outcome;
+    if (!answer) throw new Error('write door: an API write stores no answer');
+    sendJson(ctx, answer.status, answer.json);
   };
-}
-
-async function runAfterCommit(
-  ctx: AppContext,
-  operation: WriteOperation<TObject, TObject, TObject, Responses, unknown>,
-  input: WriteInput<TObject, TObject, TObject>,
-  reply: ReplyOf<Responses>,
-  services: Services,
-): Promise<void> {
-  try {
-    await operation.afterCommit?.(input, reply);
-  } catch (error) {
-    services.log.warn({ err: error, operation: operation.id, requestId: ctx.state.requestId }, 'work after the commit failed; the write stands');
-  }
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,200}$/;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Invoice, invoiceBalanceCents } from '../books/invoices.js';
 import { formatMoney } from '../money.js';
-import { escapeHtml } from '../email/templates.js';
+import { escapeHtml } from '../books/invoice-mail.js';
 
 /**
  * The customer's pay page: the invoice as a plain, accessible HTML page with no script. Every

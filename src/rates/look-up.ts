@@ -1,52 +1,18 @@
 import { type Clock, todayUtc } from '../clock.js';
-import { daysBetween, isIsoDate } from '../dates.js';
+import { isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
-import type { Actor } from '../books/audit.js';
-import { type ExchangeRate, rateOnOrBefore } from '../books/fx.js';
+import { FRESH_RATE_DAYS, rateOnOrBefore, type RateLookUp, usableRate } from '../books/fx.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency } from '../money.js';
 import { fetchUsdRates, type FetchRatesOptions, type QuotedRates, RateProviderError, type RateProvider } from './provider.js';
-import { storeQuotedRates } from './store.js';
-
-/** Either the rate to use, or why there is none, worded for the caller's 422. */
-export type RateLookUp = { rate: ExchangeRate; problem?: string } | { rate?: undefined; problem: string };
-
-/**
- * How many days older than the date asked a stored rate may be and still be used, unless
- * DAYBOOK_RATE_MAX_AGE_DAYS says otherwise: four, a weekend plus a holiday, which have no quote
- * of their own.
- */
-export const FRESH_RATE_DAYS = 4;
-
-/**
- * The one rule for which stored rate a send or a payment may post at: the rate stored for
- * `date`, or the newest one before it at most `maxAgeDays` older. A date after today needs a
- * rate of its own (no quote for it can exist yet, so only one set by hand counts). Otherwise
- * `problem` says why, naming the newest stored rate on or before the date (or that there is
- * none) and `daybook rate set` as the way to store one by hand. Reads only; any transaction.
- */
-export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date: string, maxAgeDays: number = FRESH_RATE_DAYS): RateLookUp {
-  if (!FOREIGN_CURRENCIES.includes(currency)) throw new Error(`usableRate: not a foreign currency: ${String(currency)}`);
-  if (!isIsoDate(date)) throw new Error(`usableRate: not a date: ${date}`);
-  if (!Number.isSafeInteger(maxAgeDays) || maxAgeDays < 0) throw new Error(`usableRate: not a number of days: ${maxAgeDays}`);
-  const stored = rateOnOrBefore(db, currency, date);
-  const today = todayUtc(clock);
-  if (stored && stored.date === date) return { rate: stored };
-  if (stored && date <= today && daysBetween(stored.date, date) <= maxAgeDays) return { rate: stored };
-  const newest = stored ? `the newest ${currency} rate stored is for ${stored.date}` : `no ${currency} rate is stored on or before ${date}`;
-  const why =
-    date > today
-      ? `${date} is after today (${today}), so no rate for it can be fetched yet, and ${newest}`
-      : stored
-        ? `${newest}, more than ${maxAgeDays} days before ${date}, and the rate provider gave none newer`
-        : `${newest}, and the rate provider gave none`;
-  return { problem: `${why}; store one by hand with daybook rate set --currency ${currency} --date ${date} --usd-per-unit RATE` };
-}
+import type { StoredQuote } from './store.js';
+import type { FxProvider } from '../config.js';
 
 /**
  * The one-time look-up the invoice send and payment paths make: the stored rate usableRate
  * allows (`options.maxAgeDays`, FRESH_RATE_DAYS unless given), else, for a date not after
  * today, one request to the provider, whose rates are all stored under the
- * quote's own date (through storeQuotedRates, the rates job's rules), audited under `actor`. When the provider cannot
+ * quote's own date by `store` (the write door's rates.store command: storeQuotedRates, the
+ * rates job's rules, audited under the writer that asked). When the provider cannot
  * answer, or its rate for the currency is refused (zero, malformed, or over 100x away from the
  * one before), an older stored rate is still the rate on or before the date, and is returned
  * with the problem beside it; the posting refuses it all the same when usableRate does (the
@@ -59,7 +25,7 @@ export function usableRate(db: Db, clock: Clock, currency: ForeignCurrency, date
 export async function lookUpRate(
   db: Db,
   clock: Clock,
-  actor: Actor,
+  store: (source: FxProvider, quoted: QuotedRates) => StoredQuote,
   provider: RateProvider,
   currency: ForeignCurrency,
   date: string,
@@ -92,7 +58,7 @@ export async function lookUpRate(
   // in the way of the real one (fetched rates never overwrite stored ones).
   if (quoted.date > todayUtc(clock)) return failed(`the ${provider.kind} rate provider's quote is dated ${quoted.date}, after today`);
 
-  const { refused } = storeQuotedRates(db, clock, actor, provider.kind, quoted);
+  const { refused } = store(provider.kind, quoted);
   // A refused rate was not stored: as far as this currency goes, the provider did not answer.
   const refusal = refused.find((candidate) => candidate.currency === currency);
   if (refusal) return failed(`the ${provider.kind} rate provider's answer was refused: ${refusal.message}`);

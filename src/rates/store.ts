@@ -3,7 +3,7 @@ import type { FxProvider } from '../config.js';
 import { isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
-import type { Actor } from '../books/audit.js';
+import type { Actor } from '../store/audit.js';
 import { type ExchangeRate, rateOnOrBefore, setRate } from '../books/fx.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 import type { QuotedRates } from './provider.js';

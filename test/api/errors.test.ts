@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
-import { resolveBusiness } from '../../src/books/access.js';
 import { systemAccountId } from '../../src/books/chart.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { postEntry, withPostingFields } from '../../src/books/ledger.js';
 import { lockPeriod } from '../../src/books/periods.js';
+import { defineCommand } from '../../src/door/door.js';
 import { defineWrite } from '../../src/http/operation.js';
-import { IsoDate, Strict, Uuid } from '../../src/schemas/common.js';
+import { IsoDate, Strict, Uuid } from '../../src/api/schemas/common.js';
 import { auditProbe, publishedWith } from '../support/probes.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildApiTenant, countRows, expectError, rateLimitHeaders, setTenant, type ApiTenant } from '../support/api.js';
@@ -18,7 +18,28 @@ import { TEST_ACTOR } from '../support/factories.js';
  * operations that post through the posting engine, as the later writes will.
  */
 
-/** Posts a 1.00 owner's deposit dated `date` through the one door for writes. */
+/** Posts a 1.00 owner's deposit dated `date` in the key's only business, through the one door for writes. */
+const postCommand = defineCommand({
+  name: 'probe.post',
+  scope: (_input: { date: string }) => ({ business: undefined }),
+  run(context, input) {
+    const { db, clock, actor, reached } = context;
+    const businessId = reached.business!.id;
+    const entry = withPostingFields({ period_locked: 'date' }, () =>
+      postEntry(db, clock, actor, {
+        businessId,
+        date: input.date,
+        sourceType: 'manual',
+        lines: [
+          { accountId: systemAccountId(db, businessId, 'bank'), direction: 'debit', amountCents: 100n },
+          { accountId: systemAccountId(db, businessId, 'owner_equity'), direction: 'credit', amountCents: 100n },
+        ],
+      }),
+    );
+    auditProbe(context, 'probe.post');
+    return { entryId: entry.id };
+  },
+});
 const postProbe = defineWrite({
   id: 'expenses.create',
   method: 'POST',
@@ -30,27 +51,25 @@ const postProbe = defineWrite({
   body: Strict({ date: IsoDate }),
   responses: { 201: { description: 'posted', schema: Strict({ entryId: Uuid }) } },
   errors: ['period_locked', 'read_only_billing_state'],
-  work(input) {
-    const { principal, services, body, actor } = input;
-    const business = resolveBusiness(services.db, principal, undefined);
-    const entry = withPostingFields({ period_locked: 'date' }, () =>
-      postEntry(services.db, services.clock, actor, {
-        businessId: business.id,
-        date: body.date,
-        sourceType: 'manual',
-        lines: [
-          { accountId: systemAccountId(services.db, business.id, 'bank'), direction: 'debit', amountCents: 100n },
-          { accountId: systemAccountId(services.db, business.id, 'owner_equity'), direction: 'credit', amountCents: 100n },
-        ],
-      }),
-    );
-    auditProbe(input, 'probe.post');
-    return { status: 201, body: { entryId: entry.id } };
-  },
+  command: postCommand,
+  input: ({ body }) => ({ date: body.date }),
+  reply: (result) => ({ status: 201, body: result }),
 });
 
 /** Creates a customer, then fails while `failures.remaining` > 0: a fault after work was done. */
 const failures = { remaining: 0 };
+const faultCommand = defineCommand({
+  name: 'probe.fault',
+  scope: (input: { tenantId: string; name: string }) => ({ account: input.tenantId }),
+  run({ db, clock, actor }, input) {
+    const created = findOrCreateCustomer(db, clock, actor, input.tenantId, { name: input.name });
+    if (failures.remaining > 0) {
+      failures.remaining -= 1;
+      throw new Error('disk on fire at /var/lib/daybook/secret-path');
+    }
+    return created;
+  },
+});
 const faultProbe = defineWrite({
   id: 'invoices.send',
   method: 'POST',
@@ -62,17 +81,17 @@ const faultProbe = defineWrite({
   body: Strict({ name: Type.String() }),
   responses: { 201: { description: 'created', schema: Strict({ id: Uuid, created: Type.Boolean() }) } },
   errors: [],
-  work({ principal, services, body, actor }) {
-    const created = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: body.name });
-    if (failures.remaining > 0) {
-      failures.remaining -= 1;
-      throw new Error('disk on fire at /var/lib/daybook/secret-path');
-    }
-    return { status: 201, body: created };
-  },
+  command: faultCommand,
+  input: ({ principal, body }) => ({ tenantId: principal.tenant.id, name: body.name }),
+  reply: (result) => ({ status: 201, body: result }),
 });
 
-/** A handler that answers a refusal instead of throwing it: the door must not commit that. */
+/** A write whose reply is a refusal instead of the command throwing it: the door must not commit that. */
+const refusalCommand = defineCommand({
+  name: 'probe.returnedRefusal',
+  scope: (input: { tenantId: string; name: string }) => ({ account: input.tenantId }),
+  run: ({ db, clock, actor }, input) => findOrCreateCustomer(db, clock, actor, input.tenantId, { name: input.name }),
+});
 const refusalProbe = defineWrite({
   id: 'review.accept',
   method: 'POST',
@@ -84,10 +103,9 @@ const refusalProbe = defineWrite({
   body: Strict({ name: Type.String() }),
   responses: { 201: { description: 'created', schema: Strict({}) } },
   errors: [],
-  work({ principal, services, body, actor }) {
-    findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: body.name });
-    return { status: 422, body: { error: 'should have thrown' } } as never;
-  },
+  command: refusalCommand,
+  input: ({ principal, body }) => ({ tenantId: principal.tenant.id, name: body.name }),
+  reply: () => ({ status: 422, body: { error: 'should have thrown' } }) as never,
 });
 
 describe('Errors: codes from the error table, through the real pipeline', () => {
@@ -135,7 +153,7 @@ describe('Errors: codes from the error table, through the real pipeline', () => 
       expect(customersNamed('Retry Co')).to.equal(1);
     });
 
-    it('rolls back a write whose handler answers a refusal instead of throwing it (500, nothing written, nothing stored)', async () => {
+    it('rolls back a write whose reply is a refusal instead of a thrown one (500, nothing written, nothing stored)', async () => {
       const res = await app.allowingFaults(() => app.post('/api/v1/probe/returned-refusal', tenant.key, { name: 'Returned Co' }, { 'idempotency-key': 'returned' }));
       expectError(res, 500, 'internal_error');
       expect(customersNamed('Returned Co')).to.equal(0);

@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { defineCommand } from '../../src/door/door.js';
 import { parseJsonObject } from '../../src/http/body.js';
 import { defineWrite } from '../../src/http/operation.js';
-import { Strict } from '../../src/schemas/common.js';
+import { Strict } from '../../src/api/schemas/common.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { auditProbe } from '../support/probes.js';
 import { buildApiTenant, countRows, expectError, expectInvalid, paddedJsonObject, parseAnswer, parseResponse, sendRaw, useTenantApp, type ApiTenant } from '../support/api.js';
@@ -103,10 +104,16 @@ describe('Hostile input', () => {
         body: Strict({ address: Type.Optional(Strict({ line1: Type.Optional(Type.String()) })) }),
         responses: { 200: { description: 'the keys of address', schema: Strict({ keys: Type.Array(Type.String()) }) } },
         errors: [],
-        work: (input) => {
-          auditProbe(input);
-          return { status: 200, body: { keys: Object.keys(input.body.address ?? {}) } };
-        },
+        command: defineCommand({
+          name: 'probe.address',
+          scope: (input: { tenantId: string; address: Record<string, unknown> | undefined }) => ({ account: input.tenantId }),
+          run: (context, input) => {
+            auditProbe(context);
+            return Object.keys(input.address ?? {});
+          },
+        }),
+        input: ({ principal, body }) => ({ tenantId: principal.tenant.id, address: body.address }),
+        reply: (keys) => ({ status: 200, body: { keys } }),
       });
       let probeApp: TestApp;
       let probeTenant: ApiTenant;
@@ -196,11 +203,17 @@ describe('Hostile input', () => {
         body: Strict({ note: Type.Optional(Type.String()) }),
         responses: { 200: { description: 'done', schema: Strict({ done: Type.Boolean() }) } },
         errors: [],
-        prepare: () => new Promise<void>((resolve) => setTimeout(resolve, 100)),
-        work: (input) => {
-          auditProbe(input);
-          return { status: 200, body: { done: true } };
-        },
+        command: defineCommand({
+          name: 'probe.slow',
+          scope: (input: { tenantId: string }) => ({ account: input.tenantId }),
+          prepare: () => new Promise<void>((resolve) => setTimeout(resolve, 100)),
+          run: (context) => {
+            auditProbe(context);
+            return true;
+          },
+        }),
+        input: ({ principal }) => ({ tenantId: principal.tenant.id }),
+        reply: (done) => ({ status: 200, body: { done } }),
       });
       let slowApp: TestApp;
       let slowTenant: ApiTenant;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { TestApp } from '../support/app.js';
-import { requestFingerprint } from '../../src/books/idempotency.js';
+import { requestFingerprint } from '../../src/store/idempotency.js';
 import { buildApiTenant, countRows, expectError, expectInvalid, rateLimitHeaders, type ApiTenant, useFreshTenantPerTest } from '../support/api.js';
 
 const START = '2026-03-15T12:00:00.000Z';

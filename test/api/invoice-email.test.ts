@@ -1,7 +1,7 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
-import { findEmail, RETRY_BASE_MS } from '../../src/books/outbox.js';
+import { findEmail, RETRY_BASE_MS } from '../../src/store/outbox.js';
 import { deliverEmails } from '../../src/email/deliver.js';
 import { createMailer } from '../../src/email/mailer.js';
 import { createLogger, type Logger } from '../../src/log.js';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { voidInvoice } from '../../src/books/invoice-posting.js';
 import { relinkInvoice } from '../../src/books/invoices.js';
 import { inTransaction } from '../../src/db/connection.js';
-import { PAY_PAGE_REQUESTS_PER_WINDOW } from '../../src/http/pay-page.js';
+import { PAY_PAGE_REQUESTS_PER_WINDOW } from '../../src/pages/pay-route.js';
 import { holdPdfRenders, RenderThread } from '../../src/pdf/renderer.js';
 import type { TestApp } from '../support/app.js';
 import { useAppAt } from '../support/api.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { markOverdueInvoices } from '../../src/books/invoice-posting.js';
 import { inTransaction } from '../../src/db/connection.js';
-import { throwawayBooks, type ThrowawayBooks } from '../../src/throwaway-books.js';
+import { throwawayBooks, type ThrowawayBooks } from '../../src/db/throwaway-books.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { countRows } from '../support/api.js';
 import { type Books, getInvoice, issueInvoice, newBooks, payInvoice } from '../support/invoicing.js';

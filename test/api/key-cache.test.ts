@@ -8,7 +8,7 @@ import { TEST_ACTOR } from '../support/factories.js';
 
 /**
  * Authenticated requests reuse the key's principal while the books are unchanged
- * (src/books/principal-cache.ts). Whatever changes a key or its account must apply on the very
+ * (src/db/data-version-cache.ts, used by src/books/keys.ts). Whatever changes a key or its account must apply on the very
  * next request, whether this server made the change or another process did.
  */
 describe('remembered keys: every change to a key or its account applies on the next request', () => {

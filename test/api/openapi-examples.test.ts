@@ -1,9 +1,10 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { operations } from '../../src/api/v1/index.js';
 import { setRate } from '../../src/books/fx.js';
-import type { Operation, OperationId } from '../../src/http/operation.js';
-import { OPERATION_EXAMPLES } from '../../src/schemas/examples.js';
+import type { Operation } from '../../src/http/operation.js';
+import type { OperationId } from '../../src/api/v1/operation-ids.js';
+import { OPERATION_EXAMPLES } from '../../src/api/schemas/examples.js';
 import { buildApiTenant, type ApiTenant } from '../support/api.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { accountIdByName } from '../support/factories.js';
@@ -41,7 +42,7 @@ const WALK: readonly OperationId[] = [
 ];
 
 /**
- * Every example request of the published document (src/schemas/examples.ts), sent to a running
+ * Every example request of the published document (src/api/schemas/examples.ts), sent to a running
  * server in the order of the guides: each is accepted, with the status of the answer example of
  * the same name. The examples name the ids of the guides' demo books; each id is sent as the
  * record of these books that plays its part (the business, the Sales account, the customer or

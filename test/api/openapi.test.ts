@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
-import { OPERATION_IDS } from '../../src/http/operation.js';
+import { OPERATION_IDS } from '../../src/api/v1/operation-ids.js';
 import { operations } from '../../src/api/v1/index.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { nameProblem, vendorNameProblem } from '../../src/names.js';
 import { coerceQuery, schemaProblem } from '../../src/http/validate.js';
 import type { Operation } from '../../src/http/operation.js';
-import { OPERATION_EXAMPLES } from '../../src/schemas/examples.js';
+import { examplesOf } from '../../src/api/schemas/examples.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { DocumentCheck } from '../support/document-check.js';
 import { DocumentSchemas, documentPatterns } from '../support/document-schemas.js';
@@ -307,9 +307,9 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
       }
     });
 
-    it('publishes every example of src/schemas/examples.ts: none is left out for a parameter or status the operation lacks', () => {
+    it('publishes every example of src/api/schemas/examples.ts: none is left out for a parameter or status the operation lacks', () => {
       for (const operation of operations) {
-        const examples = OPERATION_EXAMPLES[operation.id];
+        const examples = examplesOf(operation.id)!;
         const op = opOf(operation);
         for (const name of Object.keys(examples.parameters ?? {})) expect(op.parameters.find((p: Json) => p.name === name), `${operation.id} parameter ${name}`).to.have.property('example');
         for (const name of Object.keys(examples.requests ?? {})) expect(op.requestBody.content['application/json'].examples, `${operation.id} request ${name}`).to.have.property(name);
@@ -348,7 +348,7 @@ describe('the OpenAPI document (GET /openapi/v1.json)', () => {
 
     it("passes every example request through the server's own validation (the schemas it checks requests with)", () => {
       for (const operation of operations) {
-        const examples = OPERATION_EXAMPLES[operation.id];
+        const examples = examplesOf(operation.id)!;
         const parameters = examples.parameters ?? {};
         const pick = (names: string[]) => Object.fromEntries(Object.entries(parameters).filter(([name]) => names.includes(name)).map(([name, value]) => [name, String(value)]));
         expect(schemaProblem(operation.params, pick(Object.keys(operation.params.properties))), `${operation.id} path`).to.equal(null);

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { setRate } from '../../src/books/fx.js';

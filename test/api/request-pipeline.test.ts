@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
 import { gzipSync } from 'node:zlib';
+import { defineCommand } from '../../src/door/door.js';
 import { defineWrite } from '../../src/http/operation.js';
-import { Strict, Uuid } from '../../src/schemas/common.js';
+import { Strict, Uuid } from '../../src/api/schemas/common.js';
 import { auditProbe } from '../support/probes.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import {
@@ -370,10 +371,16 @@ describe('Rules that apply to every request', () => {
       body: Strict({ note: Type.Optional(Type.String()) }),
       responses: { 200: { description: 'echo', schema: Strict({ id: Uuid }) } },
       errors: [],
-      work: (input) => {
-        auditProbe(input);
-        return { status: 200, body: { id: input.params.id } };
-      },
+      command: defineCommand({
+        name: 'probe.echoId',
+        scope: (input: { tenantId: string; id: string }) => ({ account: input.tenantId }),
+        run: (context, input) => {
+          auditProbe(context);
+          return input.id;
+        },
+      }),
+      input: ({ principal, params }) => ({ tenantId: principal.tenant.id, id: params.id }),
+      reply: (id) => ({ status: 200, body: { id } }),
     });
     const id = '7b0c2a52-3f7e-4c3b-9d62-2f1f0e0d9a11';
     let probeApp: TestApp;

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import type { TestApp, TestResponse } from '../support/app.js';

@@ -7,7 +7,7 @@ import type { Business } from '../../src/books/businesses.js';
 import { type CreatedKey, KEY_PREFIX, revokeKey } from '../../src/books/keys.js';
 import { payToken } from '../../src/books/pay-links.js';
 import { databaseFiles, inTransaction } from '../../src/db/connection.js';
-import { OPERATION_IDS, type OperationId } from '../../src/http/operation.js';
+import { OPERATION_IDS, type OperationId } from '../../src/api/v1/operation-ids.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { expectError, type SpecErrorCode, uuidsIn, withoutRequestId } from '../support/api.js';
 import { accountIdByName, buildBusiness, buildKey, buildTenant, TEST_ACTOR } from '../support/factories.js';

@@ -1,12 +1,12 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import type { Business } from '../../src/books/businesses.js';
 import { setRate } from '../../src/books/fx.js';
-import { purgeExpiredIdempotency } from '../../src/books/idempotency.js';
+import { purgeExpiredIdempotency } from '../../src/store/idempotency.js';
 import { markOverdueInvoices } from '../../src/books/invoice-posting.js';
 import { revokeKey } from '../../src/books/keys.js';
-import { enqueueEmail, markEmailFailed, MAX_ATTEMPTS } from '../../src/books/outbox.js';
+import { enqueueEmail, markEmailFailed, MAX_ATTEMPTS } from '../../src/store/outbox.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { buildApiTenant, expectError, expectInvalid, setTenant, type ApiTenant } from '../support/api.js';

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../../src/door/door.js';
 import { ApiError } from '../../src/errors.js';
 import { defineRead, defineWrite } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
-import { BooleanParam, LimitParam, Money, Nullable, SignedMoney, Strict, StringEnum, Uuid } from '../../src/schemas/common.js';
+import { BooleanParam, LimitParam, Money, Nullable, SignedMoney, Strict, StringEnum, Uuid } from '../../src/api/schemas/common.js';
 import { schemaProblem } from '../../src/http/validate.js';
 import { sendRequest, startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { documentCheckFor } from '../support/document-check.js';
@@ -66,10 +67,16 @@ const linesProbe = defineWrite({
   }),
   responses: { 201: { description: 'accepted', schema: Strict({ lines: Type.Integer(), ownerId: Nullable(Uuid) }) } },
   errors: [],
-  work: (input) => {
-    auditProbe(input);
-    return { status: 201, body: { lines: input.body.lines.length, ownerId: input.body.ownerId ?? null } };
-  },
+  command: defineCommand({
+    name: 'probe.lines',
+    scope: (input: { tenantId: string; lines: number; ownerId: string | null }) => ({ account: input.tenantId }),
+    run: (context, input) => {
+      auditProbe(context);
+      return { lines: input.lines, ownerId: input.ownerId };
+    },
+  }),
+  input: ({ principal, body }) => ({ tenantId: principal.tenant.id, lines: body.lines.length, ownerId: body.ownerId ?? null }),
+  reply: (result) => ({ status: 201, body: result }),
 });
 
 /** GET /probe/drift?kind=...: replies that break the declared contract in one way each. */

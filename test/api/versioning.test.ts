@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPERATION_IDS } from '../../src/http/operation.js';
+import { OPERATION_IDS } from '../../src/api/v1/operation-ids.js';
 import { projectRoot } from '../../src/paths.js';
 import { type ApiTenant, expectInvalid, useTenantApp } from '../support/api.js';
 import type { TestApp } from '../support/app.js';

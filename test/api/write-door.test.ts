@@ -4,12 +4,13 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import { type Db, openDb } from '../../src/db/connection.js';
 import { run } from '../../src/db/statements.js';
+import { defineCommand } from '../../src/door/door.js';
 import { defineWrite } from '../../src/http/operation.js';
 import { projectRoot } from '../../src/paths.js';
-import { Strict, Uuid } from '../../src/schemas/common.js';
+import { Strict, Uuid } from '../../src/api/schemas/common.js';
 import { sendRequest, startTestApp, type TestApp } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid } from '../support/api.js';
 import { freshDb } from '../support/db.js';
@@ -17,12 +18,12 @@ import { buildBusiness, buildKey, buildTenant, testClock } from '../support/fact
 import { type AwaitingProbeLog, awaitingProbe, publishedWith } from '../support/probes.js';
 
 /**
- * The write door (src/books/write-door.ts) as the pipeline runs it for every POST: the
- * Idempotency-Key, the work, its audit row and the stored answer commit together or not at
- * all; a write that must await something first holds its key in_progress.
+ * The write door (src/door/door.ts) as the pipeline runs it for every POST: the
+ * Idempotency-Key, the command, its audit row and the stored answer commit together or not at
+ * all; a command that must await something first (its `prepare`) holds its key in_progress.
  */
 
-/** POST /probe/forgetful {name}: writes a customer row but no audit row. */
+/** POST /probe/forgetful {name}: its command writes a customer row but no audit row. */
 const forgetfulProbe = defineWrite({
   id: 'review.accept',
   method: 'POST',
@@ -34,19 +35,25 @@ const forgetfulProbe = defineWrite({
   body: Strict({ name: Type.String() }),
   responses: { 201: { description: 'created', schema: Strict({ id: Uuid }) } },
   errors: [],
-  work({ principal, services, body }) {
-    const id = newId();
-    run(
-      services.db,
-      "INSERT INTO customers (id, tenant_id, name, name_key, currency, created_at) VALUES (?, ?, ?, ?, 'USD', ?)",
-      id,
-      principal.tenant.id,
-      body.name,
-      body.name.toLowerCase(),
-      services.clock.now().toISOString(),
-    );
-    return { status: 201, body: { id } };
-  },
+  command: defineCommand({
+    name: 'probe.forgetful',
+    scope: (input: { tenantId: string; name: string }) => ({ account: input.tenantId }),
+    run({ db, clock }, input) {
+      const id = newId();
+      run(
+        db,
+        "INSERT INTO customers (id, tenant_id, name, name_key, currency, created_at) VALUES (?, ?, ?, ?, 'USD', ?)",
+        id,
+        input.tenantId,
+        input.name,
+        input.name.toLowerCase(),
+        clock.now().toISOString(),
+      );
+      return { id };
+    },
+  }),
+  input: ({ principal, body }) => ({ tenantId: principal.tenant.id, name: body.name }),
+  reply: (result) => ({ status: 201, body: result }),
 });
 
 /** POST /probe/:id/send {}: creates the customer named after the path id. */
@@ -61,10 +68,16 @@ const pathProbe = defineWrite({
   body: Strict({}),
   responses: { 200: { description: 'done', schema: Strict({ id: Uuid, customerId: Uuid }) } },
   errors: [],
-  work({ principal, services, actor, params }) {
-    const customer = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name: `Path ${params.id}` });
-    return { status: 200, body: { id: params.id, customerId: customer.id } };
-  },
+  command: defineCommand({
+    name: 'probe.path',
+    scope: (input: { tenantId: string; id: string }) => ({ account: input.tenantId }),
+    run({ db, clock, actor }, input) {
+      const customer = findOrCreateCustomer(db, clock, actor, input.tenantId, { name: `Path ${input.id}` });
+      return { id: input.id, customerId: customer.id };
+    },
+  }),
+  input: ({ principal, params }) => ({ tenantId: principal.tenant.id, id: params.id }),
+  reply: (result) => ({ status: 200, body: result }),
 });
 
 /** A gate the awaiting probe waits on; each test opens it when it wants the write to go on. */
@@ -102,7 +115,7 @@ describe('The write door (every POST)', () => {
   });
   afterEach(() => {
     gate.open();
-    app.db.exec('DROP TRIGGER IF EXISTS temp.refuse_idempotency_insert; DROP TRIGGER IF EXISTS temp.refuse_idempotency_update');
+    app.serverDb.exec('DROP TRIGGER IF EXISTS temp.refuse_idempotency_insert; DROP TRIGGER IF EXISTS temp.refuse_idempotency_update');
   });
 
   const customersNamed = (name: string): number => countRows(app.db, 'SELECT count(*) FROM customers WHERE tenant_id = ? AND name = ?', tenant.id, name);
@@ -159,7 +172,7 @@ describe('The write door (every POST)', () => {
 
   describe('fault injection: storing the answer fails', () => {
     it('rolls the work back when the idempotency record cannot be stored (500, no customer, no audit row, key free)', async () => {
-      app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_insert BEFORE INSERT ON main.idempotency_records
+      app.serverDb.exec(`CREATE TEMP TRIGGER refuse_idempotency_insert BEFORE INSERT ON main.idempotency_records
         BEGIN SELECT RAISE(ABORT, 'injected: the idempotency record cannot be stored'); END`);
       const before = auditRows();
       const res = await app.allowingFaults(() => app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored')));
@@ -167,7 +180,7 @@ describe('The write door (every POST)', () => {
       expect(customersNamed('Unstored Co')).to.equal(0);
       expect(auditRows()).to.equal(before);
 
-      app.db.exec('DROP TRIGGER temp.refuse_idempotency_insert');
+      app.serverDb.exec('DROP TRIGGER temp.refuse_idempotency_insert');
       const retry = await app.post('/api/v1/customers', tenant.key, { name: 'Unstored Co' }, keyed('unstored'));
       expect(retry.status).to.equal(201);
       expect(retry.headers['idempotent-replayed']).to.equal(undefined);
@@ -175,7 +188,7 @@ describe('The write door (every POST)', () => {
     });
 
     it('rolls an awaiting write back when its claim cannot be completed, and frees the key', async () => {
-      app.db.exec(`CREATE TEMP TRIGGER refuse_idempotency_update BEFORE UPDATE ON main.idempotency_records
+      app.serverDb.exec(`CREATE TEMP TRIGGER refuse_idempotency_update BEFORE UPDATE ON main.idempotency_records
         BEGIN SELECT RAISE(ABORT, 'injected: the claim cannot be completed'); END`);
       const res = await app.allowingFaults(() => app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Uncompleted Co' }, keyed('uncompleted')));
       expectError(res, 500, 'internal_error');

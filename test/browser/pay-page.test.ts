@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import axe from 'axe-core';
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrations } from '../../db/migrations/index.js';
-import { type Actor, type AuditRow, osUserName, recordAudit } from '../../src/books/audit.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { type Actor, type AuditRow, osUserName, recordAudit } from '../../src/store/audit.js';
 import { getBusiness } from '../../src/books/businesses.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { sendInvoice } from '../../src/books/invoice-posting.js';
 import { createInvoice } from '../../src/books/invoices.js';
 import { findOrCreateVendor } from '../../src/books/vendors.js';
-import { ensureServerSecrets } from '../../src/books/secrets.js';
+import { ensureServerSecrets } from '../../src/store/secrets.js';
 import { type Db, inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { migrateThrough } from '../support/db.js';

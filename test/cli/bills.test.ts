@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { osUserName } from '../../src/books/audit.js';
+import { osUserName } from '../../src/store/audit.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
 import { accountIdByName, anyAccountIdByName } from '../support/factories.js';
 import { CliHarness, expectOk, parseOneObject, UNKNOWN_ID } from './support.js';

@@ -28,7 +28,7 @@ interface DemoRun {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /**
- * Ids are random UUIDs (src/books/ids.ts), and a cursor is signed with the books' own random
+ * Ids are random UUIDs (src/ids.ts), and a cursor is signed with the books' own random
  * secret: both differ between two books files by design. Ids are numbered by first appearance,
  * so the same structure (which row points at which) still has to match; cursors become a mark.
  */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEMO_HISTORY_DAYS, DEMO_TENANT_NAME, seedDemo } from '../../db/seeds/demo.js';
+import { DEMO_HISTORY_DAYS, DEMO_TENANT_NAME, seedDemo } from '../../src/seeds/demo.js';
 import { listCustomers } from '../../src/books/customers.js';
 import { listTransactions } from '../../src/books/transactions.js';
 import { getTenant } from '../../src/books/tenants.js';
@@ -17,7 +17,7 @@ import { all } from '../../src/db/statements.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { CLOCK_START } from './support.js';
 
-describe('demo seed (db/seeds/demo.ts)', () => {
+describe('demo seed (src/seeds/demo.ts)', () => {
   let temp: TempDb;
   const clock = fixedClock(CLOCK_START);
   beforeEach(async () => (temp = await freshDb()));

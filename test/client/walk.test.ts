@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/bank-import.js';
+import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/import/bank-import.js';
 import { projectRoot } from '../../src/paths.js';
 import { buildApiTenant, type ApiTenant } from '../support/api.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { migrations } from '../../db/migrations/index.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import type { Business } from '../../src/books/businesses.js';
 import { trialBalance } from '../../src/books/reports/statements.js';
 import { type FixedClock } from '../../src/clock.js';

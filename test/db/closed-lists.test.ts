@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ACTOR_TYPES } from '../../src/books/audit.js';
+import { ACTOR_TYPES } from '../../src/store/audit.js';
 import type { Basis } from '../../src/books/businesses.js';
 import { ACCOUNT_TYPES, SYSTEM_ROLES } from '../../src/books/chart.js';
 import type { RateSource } from '../../src/books/fx.js';
@@ -9,9 +9,9 @@ import { type Direction, type LineBasis, SOURCE_TYPES } from '../../src/books/le
 import { PLAN_NAMES } from '../../src/books/plans.js';
 import { BALANCE_SPANS } from '../../src/books/reports/balances.js';
 import type { RateLimitSetting, Tenant } from '../../src/books/tenants.js';
-import { SERVER_SECRET_NAMES } from '../../src/books/secrets.js';
-import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/books/outbox.js';
-import { JOB_NAMES } from '../../src/books/job-runs.js';
+import { SERVER_SECRET_NAMES } from '../../src/store/secrets.js';
+import { EMAIL_KINDS, EMAIL_STATUSES } from '../../src/store/outbox.js';
+import { JOB_NAMES } from '../../src/store/job-runs.js';
 import { SIGNAL_SEVERITIES } from '../../src/books/today.js';
 import { TRANSACTION_DIRECTIONS, TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '../../src/books/transactions.js';
 import type { Db } from '../../src/db/connection.js';

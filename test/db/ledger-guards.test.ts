@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import { reverseEntry } from '../../src/books/ledger.js';
 import { lockPeriod, lockedThrough } from '../../src/books/periods.js';
 import type { FixedClock } from '../../src/clock.js';

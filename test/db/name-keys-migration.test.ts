@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nameKey as frozenNameKey } from '../../db/migrations/20261127_0009_name_keys.js';
+import { nameKey as frozenNameKey } from '../../src/db/migrations/20261127_0009_name_keys.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CUSTOMER_LIST } from '../../src/books/customers.js';
-import { nameListQuery } from '../../src/books/paging.js';
+import { nameListQuery } from '../../src/store/paging.js';
 import { registerQuery, type TransactionFilters } from '../../src/books/transactions.js';
 import { VENDOR_LIST } from '../../src/books/vendors.js';
 import type { Db } from '../../src/db/connection.js';

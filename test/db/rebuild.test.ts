@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { MigrationEntry } from '../../db/migrations/index.js';
+import type { MigrationEntry } from '../../src/db/migrations/index.js';
 import type { Business } from '../../src/books/businesses.js';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import { SOURCE_TYPES, postEntry, reverseEntry } from '../../src/books/ledger.js';
 import type { FixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';

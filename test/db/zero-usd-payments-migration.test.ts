@@ -7,7 +7,7 @@ import { recordPayment, sendInvoice } from '../../src/books/invoice-posting.js';
 import { createInvoice } from '../../src/books/invoices.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { ensureServerSecrets } from '../../src/books/secrets.js';
+import { ensureServerSecrets } from '../../src/store/secrets.js';
 import { migrateThrough, letOlderBooksTakeTodaysAuditRows } from '../support/db.js';
 import { accountIdByName, buildBusiness, buildTenant, TEST_ACTOR, testClock } from '../support/factories.js';
 

@@ -7,7 +7,7 @@ import { ledgerTotals } from '../../src/books/ledger.js';
 import { verifyBalances } from '../../src/books/reports/verify.js';
 import { openDb, type Db } from '../../src/db/connection.js';
 import { fixedClock } from '../../src/clock.js';
-import { CLAIM_MS } from '../../src/books/outbox.js';
+import { CLAIM_MS } from '../../src/store/outbox.js';
 import { deliverEmails } from '../../src/email/deliver.js';
 import { createMailer } from '../../src/email/mailer.js';
 import { createLogger } from '../../src/log.js';

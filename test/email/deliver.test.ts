@@ -11,12 +11,12 @@ import {
   markEmailFailed,
   type NewEmail,
   retryDelayMs,
-} from '../../src/books/outbox.js';
+} from '../../src/store/outbox.js';
 import type { FixedClock } from '../../src/clock.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { deliverEmails } from '../../src/email/deliver.js';
 import { createMailer, type Mailer, SMTP_TIMEOUTS_MS } from '../../src/email/mailer.js';
-import { invoiceEmail, type InvoiceEmailInput } from '../../src/email/templates.js';
+import { invoiceEmail, type InvoiceEmailInput } from '../../src/books/invoice-mail.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { type TempDb, freshDb } from '../support/db.js';
 import { buildBusiness, testClock } from '../support/factories.js';

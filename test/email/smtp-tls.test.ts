@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import type { Business } from '../../src/books/businesses.js';
-import { enqueueEmail, findEmail, MAX_ATTEMPTS } from '../../src/books/outbox.js';
+import { enqueueEmail, findEmail, MAX_ATTEMPTS } from '../../src/store/outbox.js';
 import { refreshToday } from '../../src/books/today.js';
 import type { FixedClock } from '../../src/clock.js';
 import { ConfigError } from '../../src/config.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { deliverEmails } from '../../src/email/deliver.js';
 import { createMailer, type Mailer, NO_STARTTLS } from '../../src/email/mailer.js';
-import { invoiceEmail } from '../../src/email/templates.js';
+import { invoiceEmail } from '../../src/books/invoice-mail.js';
 import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/paths.js';
 import { makeCertificate, type TestCertificate } from '../support/certificates.js';
@@ -23,7 +23,7 @@ import { startTestApp } from '../support/app.js';
 import { header, parseMessage, startSmtp, type TestSmtp } from '../support/smtp.js';
 
 /**
- * smtp:// requires STARTTLS (src/email/smtp-url.ts): against real SMTP servers on loopback, one
+ * smtp:// requires STARTTLS (src/smtp-url.ts): against real SMTP servers on loopback, one
  * that offers no STARTTLS and one that offers it with a test certificate.
  */
 

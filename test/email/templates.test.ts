@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type InvoiceEmailInput, invoiceEmail, reminderEmail, type ReminderEmailInput } from '../../src/email/templates.js';
+import { type InvoiceEmailInput, invoiceEmail, reminderEmail, type ReminderEmailInput } from '../../src/books/invoice-mail.js';
 
 const invoice: InvoiceEmailInput = {
   businessName: 'Acme Ltd',

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runHousekeeping } from '../../jobs/housekeeping.js';
-import { IDEMPOTENCY_WINDOW_MS, storeAnswer } from '../../src/books/idempotency.js';
+import { runHousekeeping } from '../../src/jobs/housekeeping.js';
+import { IDEMPOTENCY_WINDOW_MS, storeAnswer } from '../../src/store/idempotency.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
-import { CounterStore } from '../../src/http/rate-limit.js';
+import { CounterStore } from '../../src/store/counters.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { buildTenant, buildKey, testClock } from '../support/factories.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { runOutboxDelivery } from '../../jobs/outbox.js';
+import { runOutboxDelivery } from '../../src/jobs/outbox.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { sendInvoice } from '../../src/books/invoice-posting.js';
 import { createInvoice } from '../../src/books/invoices.js';
-import { CLAIM_MS, claimEmail, enqueueEmail, findEmail, pendingEmailIds, retryDelayMs } from '../../src/books/outbox.js';
+import { CLAIM_MS, claimEmail, enqueueEmail, findEmail, pendingEmailIds, retryDelayMs } from '../../src/store/outbox.js';
 import { refreshToday } from '../../src/books/today.js';
 import { type Db, inTransaction, openDb } from '../../src/db/connection.js';
 import { deliverEmails, isPermanentFailure } from '../../src/email/deliver.js';

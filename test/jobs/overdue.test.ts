@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runOverdueSweep } from '../../jobs/overdue.js';
+import { runOverdueSweep } from '../../src/jobs/overdue.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { createInvoice } from '../../src/books/invoices.js';
 import { recordPayment, sendInvoice } from '../../src/books/invoice-posting.js';

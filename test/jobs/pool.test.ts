@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type JobDefinition, type JobRecorder, retryDelay, startJobPool } from '../../jobs/pool.js';
+import { type JobDefinition, type JobRecorder, retryDelay, startJobPool } from '../../src/jobs/pool.js';
 import { createLogger } from '../../src/log.js';
 
 const EVERY_SECOND = '* * * * * *';

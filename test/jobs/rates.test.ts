@@ -1,8 +1,8 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type JobDefinition, runJobOnce, startJobPool } from '../../jobs/pool.js';
-import { RatesJobError, type RatesContext, type RatesResult, runRatesJob } from '../../jobs/rates.js';
+import { type JobDefinition, runJobOnce, startJobPool } from '../../src/jobs/pool.js';
+import { RatesJobError, type RatesContext, type RatesResult, runRatesJob } from '../../src/jobs/rates.js';
 import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
 import { addDays } from '../../src/dates.js';
@@ -11,7 +11,7 @@ import type { RateProvider, RateProviderProblem } from '../../src/rates/provider
 import { storeQuotedRates } from '../../src/rates/store.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { captureLog } from '../support/log-capture.js';
-import { closedPortUrl, ecbBody, type FakeProvider, frankfurterBody, type ProviderReply, startFakeProvider } from '../support/rate-provider.js';
+import { closedPortUrl, ecbBody, type FakeProvider, frankfurterBody, type ProviderReply, startFakeProvider, storingAs } from '../support/rate-provider.js';
 
 /**
  * The exchange-rate job against a real HTTP server on loopback speaking each provider's
@@ -575,7 +575,7 @@ describe('lookUpRate refuses what the rates job refuses', () => {
     setRate(temp.db, clock, CLI_ACTOR, { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05' });
     fake.reply = { body: frankfurterBody('2026-03-13', { ...dayQuote('2026-03-13'), MXN: '0.01' }) };
     const provider: RateProvider = { kind: 'frankfurter', url: fake.url };
-    expect(await lookUpRate(temp.db, clock, CLI_ACTOR, provider, 'MXN', '2026-03-13')).to.deep.equal({
+    expect(await lookUpRate(temp.db, clock, storingAs(temp.db, clock), provider, 'MXN', '2026-03-13')).to.deep.equal({
       rate: { currency: 'MXN', date: '2026-03-02', usdPerUnit: '0.05', source: 'manual' },
       problem:
         'the latest MXN rate stored is for 2026-03-02, and looking up a newer one failed: ' +
@@ -583,7 +583,7 @@ describe('lookUpRate refuses what the rates job refuses', () => {
     });
     expect(fake.requests).to.deep.equal([request('2026-03-13')]);
     expect(temp.db.prepare("SELECT currency FROM exchange_rates WHERE rate_date = '2026-03-13' ORDER BY currency").pluck().all()).to.deep.equal(['CAD', 'EUR', 'GBP']);
-    expect(await lookUpRate(temp.db, clock, CLI_ACTOR, provider, 'CAD', '2026-03-13')).to.deep.equal({ rate: { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' } });
+    expect(await lookUpRate(temp.db, clock, storingAs(temp.db, clock), provider, 'CAD', '2026-03-13')).to.deep.equal({ rate: { currency: 'CAD', date: '2026-03-13', usdPerUnit: '0.825048', source: 'frankfurter' } });
     expect(fake.requests).to.have.length(1);
   });
 });

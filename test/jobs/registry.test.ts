@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { jobByName, type JobServices, scheduledJobs } from '../../jobs/registry.js';
+import { jobByName, type JobServices, scheduledJobs } from '../../src/jobs/registry.js';
 import { loadConfig } from '../../src/config.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
 
 /** The five jobs as the server's pool and `daybook jobs run` build them from the configuration. */
-describe('job registry (jobs/registry.ts)', () => {
+describe('job registry (src/jobs/registry.ts)', () => {
   let temp: TempDb;
   before(async () => {
     temp = await freshDb();

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { rateOnOrBefore, setRate } from '../../src/books/fx.js';
@@ -8,7 +8,7 @@ import { lookUpRate } from '../../src/rates/look-up.js';
 import { fetchUsdRates, isUnreachable, type QuotedRates, RateProviderError, type RateProviderProblem } from '../../src/rates/provider.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
-import { ecbBody, type FakeProvider, frankfurterBody, startFakeProvider } from '../support/rate-provider.js';
+import { ecbBody, type FakeProvider, frankfurterBody, startFakeProvider, storingAs } from '../support/rate-provider.js';
 
 const NORMAL = { CAD: '1.4591', GBP: '0.8573', MXN: '19.6543', USD: '1.0812' };
 
@@ -344,7 +344,7 @@ describe('exchange-rate provider client', () => {
     it('uses a recent stored rate (at most four days older: a long weekend) without asking the provider', async () => {
       setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-03-10', usdPerUnit: '1.27' });
       fake.reply = { status: 500 };
-      const result = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'GBP', '2026-03-14');
+      const result = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'GBP', '2026-03-14');
       expect(result).to.deep.equal({ rate: { currency: 'GBP', date: '2026-03-10', usdPerUnit: '1.27', source: 'manual' } });
       expect(fake.requests).to.deep.equal([]);
     });
@@ -352,7 +352,7 @@ describe('exchange-rate provider client', () => {
     it('asks again when the stored rate is older than that, and falls back on it, saying why, when the provider fails', async () => {
       setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-03-02', usdPerUnit: '1.27' });
       fake.reply = { status: 500 };
-      const result = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'GBP', '2026-03-14');
+      const result = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'GBP', '2026-03-14');
       expect(result.rate).to.deep.equal({ currency: 'GBP', date: '2026-03-02', usdPerUnit: '1.27', source: 'manual' });
       expect(result.problem).to.match(/latest GBP rate stored is for 2026-03-02, and looking up a newer one failed/);
       expect(fake.requests).to.deep.equal(['GET /2026-03-14?from=EUR&to=USD,CAD,GBP,MXN']);
@@ -360,7 +360,7 @@ describe('exchange-rate provider client', () => {
 
     it('fetches a missing rate once and stores all four under the quote\'s date', async () => {
       fake.reply = { body: frankfurterBody('2026-03-13', NORMAL) };
-      const result = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'GBP', '2026-03-14');
+      const result = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'GBP', '2026-03-14');
       expect(result).to.deep.equal({ rate: { currency: 'GBP', date: '2026-03-13', usdPerUnit: '1.2611687857', source: 'frankfurter' } });
       expect(fake.requests).to.deep.equal(['GET /2026-03-14?from=EUR&to=USD,CAD,GBP,MXN']);
       expect(storedRates()).to.deep.equal([
@@ -370,7 +370,7 @@ describe('exchange-rate provider client', () => {
         { currency: 'MXN', date: '2026-03-13', usdPerUnit: '0.0550108628', source: 'frankfurter' },
       ]);
       // The next look-up for another currency finds what was stored.
-      const again = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'MXN', '2026-03-14');
+      const again = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'MXN', '2026-03-14');
       expect(again.rate?.usdPerUnit).to.equal('0.0550108628');
       expect(fake.requests).to.have.length(1);
     });
@@ -378,29 +378,29 @@ describe('exchange-rate provider client', () => {
     it('keeps a rate already stored for the quote\'s day rather than overwriting it', async () => {
       setRate(temp.db, clock, CLI_ACTOR, { currency: 'EUR', date: '2026-03-13', usdPerUnit: '1.09' });
       fake.reply = { body: frankfurterBody('2026-03-13', NORMAL) };
-      const result = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'CAD', '2026-03-13');
+      const result = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'CAD', '2026-03-13');
       expect(result.rate).to.include({ usdPerUnit: '0.7410047289', source: 'frankfurter' });
       expect(rateOnOrBefore(temp.db, 'EUR', '2026-03-13')).to.include({ usdPerUnit: '1.09', source: 'manual' });
     });
 
     it('returns the provider\'s failure as a problem and stores nothing', async () => {
       fake.reply = { status: 500, body: 'down' };
-      const outage = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'CAD', '2026-03-13');
+      const outage = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'CAD', '2026-03-13');
       expect(outage).to.deep.equal({
         problem: 'no CAD rate is stored on or before 2026-03-13, and looking one up failed: frankfurter rate provider: answered HTTP 500',
       });
       fake.reply = { hang: 'before-headers' };
-      const hang = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'CAD', '2026-03-13', { timeoutMs: 100 });
+      const hang = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'CAD', '2026-03-13', { timeoutMs: 100 });
       expect(hang.problem).to.match(/no complete answer within 100 ms$/);
       fake.reply = { body: frankfurterBody('2026-03-13', { ...NORMAL, MXN: '0' }) };
-      const badRate = await lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'CAD', '2026-03-13');
+      const badRate = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'CAD', '2026-03-13');
       expect(badRate.problem).to.match(/MXN rate 0 is zero$/);
       expect(storedRates()).to.deep.equal([]);
     });
 
     it('stores the ECB\'s later day but says why it has no rate for an earlier date', async () => {
       fake.reply = { body: ecbBody('2026-03-13', ECB_NORMAL) };
-      const result = await lookUpRate(temp.db, clock, CLI_ACTOR, { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` }, 'CAD', '2026-03-10');
+      const result = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), { kind: 'ecb', url: `${fake.url}/eurofxref-daily.xml` }, 'CAD', '2026-03-10');
       expect(result).to.deep.equal({
         problem: 'no CAD rate is stored on or before 2026-03-10, and the ecb rate provider\'s latest quote is for 2026-03-13',
       });
@@ -412,7 +412,7 @@ describe('exchange-rate provider client', () => {
       let thrown: unknown;
       const pending: Promise<unknown>[] = [];
       inTransaction(temp.db, () => {
-        pending.push(lookUpRate(temp.db, clock, CLI_ACTOR, frankfurter(), 'CAD', '2026-03-13').catch((error: unknown) => (thrown = error)));
+        pending.push(lookUpRate(temp.db, clock, storingAs(temp.db, clock), frankfurter(), 'CAD', '2026-03-13').catch((error: unknown) => (thrown = error)));
       });
       await Promise.all(pending);
       expect((thrown as Error).message).to.match(/must not be awaited inside a transaction/);

@@ -1,10 +1,11 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import { setRate } from '../../src/books/fx.js';
 import { fixedClock } from '../../src/clock.js';
-import { lookUpRate, usableRate } from '../../src/rates/look-up.js';
+import { usableRate } from '../../src/books/fx.js';
+import { lookUpRate } from '../../src/rates/look-up.js';
 import { freshDb, type TempDb } from '../support/db.js';
-import { type FakeProvider, startFakeProvider } from '../support/rate-provider.js';
+import { type FakeProvider, startFakeProvider, storingAs } from '../support/rate-provider.js';
 
 /** The one rule send and payments post by: the rate of the date, or the newest before it within the maximum age. */
 describe('usableRate and lookUpRate: a stored rate no older than the maximum age, never one for a day not yet come', () => {
@@ -51,12 +52,12 @@ describe('usableRate and lookUpRate: a stored rate no older than the maximum age
 
   it('lookUpRate does not ask the provider for a day not yet come, nor for one its maxAgeDays covers', async () => {
     setRate(temp.db, clock, CLI_ACTOR, { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29' });
-    const future = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-20');
+    const future = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), provider(), 'GBP', '2026-09-20');
     expect(future.problem).to.match(/^2026-09-20 is after today/);
-    const covered = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-13', { maxAgeDays: 7 });
+    const covered = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), provider(), 'GBP', '2026-09-13', { maxAgeDays: 7 });
     expect(covered).to.deep.equal({ rate: { currency: 'GBP', date: '2026-09-06', usdPerUnit: '1.29', source: 'manual' } });
     expect(fake.requests).to.deep.equal([]);
-    const stale = await lookUpRate(temp.db, clock, CLI_ACTOR, provider(), 'GBP', '2026-09-13');
+    const stale = await lookUpRate(temp.db, clock, storingAs(temp.db, clock), provider(), 'GBP', '2026-09-13');
     expect(stale.problem).to.match(/latest GBP rate stored is for 2026-09-06, and looking up a newer one failed/);
     expect(fake.requests).to.have.length(1);
   });

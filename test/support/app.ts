@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
-import type { Db } from '../../src/db/connection.js';
+import { type Db, openDb } from '../../src/db/connection.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { ConnectionLimits } from '../../src/http/connections.js';
 import { startServer } from '../../src/server.js';
-import { JOBS_OFF, throwawayBooks, throwawayConfig } from '../../src/throwaway-books.js';
+import { JOBS_OFF, throwawayBooks, throwawayConfig } from '../../src/db/throwaway-books.js';
 import type { Operation } from '../../src/http/operation.js';
 import type { ReplyViolation } from '../../src/http/reply-check.js';
 import { documentCheckFor } from './document-check.js';
@@ -31,7 +31,14 @@ export interface RequestOptions {
 
 export interface TestApp {
   url: string;
+  /**
+   * The test's own connection to the books the server serves: it reads them, and writes test
+   * data straight into them, around the write door. The server's connection is guarded, as in
+   * production, so a write the server makes outside the door still fails.
+   */
   db: Db;
+  /** The server's own connection (guarded), for what only it can show (its pragmas, its caches). */
+  serverDb: Db;
   clock: FixedClock;
   dbPath: string;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
@@ -77,6 +84,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     ...(options.operations ? { operations: options.operations } : {}),
     ...(options.connectionLimits ? { connectionLimits: options.connectionLimits } : {}),
   });
+  const testDb = openDb(dbPath, { synchronous: 'normal' });
   const expectations = { allowFault: false };
   // The published document, fetched once the first /api/v1 answer needs checking against it.
   let published: Promise<TestResponse> | undefined;
@@ -92,7 +100,8 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
   };
   return {
     url: server.url,
-    db: server.db,
+    db: testDb,
+    serverDb: server.db,
     clock,
     dbPath,
     request,
@@ -108,6 +117,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
       }
     },
     async close() {
+      testDb.close();
       await server.close();
       books?.remove();
     },

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Db, openDb } from '../../src/db/connection.js';
-import { type MigrationEntry, migrations } from '../../db/migrations/index.js';
+import { type MigrationEntry, migrations } from '../../src/db/migrations/index.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { ensureServerSecrets } from '../../src/books/secrets.js';
+import { ensureServerSecrets } from '../../src/store/secrets.js';
 import { fixedClock } from '../../src/clock.js';
 
 export interface TempDb {

@@ -1,7 +1,7 @@
 import { type Clock, fixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
 import { type Tenant, type CreateTenantInput, createTenant } from '../../src/books/tenants.js';
-import { type Actor, CLI_ACTOR } from '../../src/books/audit.js';
+import { type Actor, CLI_ACTOR } from '../../src/store/audit.js';
 import { type Business, type CreateBusinessInput, createBusiness } from '../../src/books/businesses.js';
 import { type CreatedKey, type CreateKeyInput, createKey } from '../../src/books/keys.js';
 import { listPostableAccounts, systemAccountId, type SystemRole } from '../../src/books/chart.js';

@@ -1,7 +1,7 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import fc from 'fast-check';
 import { acceptReviewItem } from '../../src/books/review.js';
-import { importBankStatement, type StatementRow } from '../../src/books/bank-import.js';
+import { importBankStatement, type StatementRow } from '../../src/books/import/bank-import.js';
 import { createBill, payBill } from '../../src/books/bills.js';
 import type { Business } from '../../src/books/businesses.js';
 import { systemAccountId } from '../../src/books/chart.js';

@@ -1,4 +1,4 @@
-import { OPERATION_IDS } from '../../src/http/operation.js';
+import { OPERATION_IDS } from '../../src/api/v1/operation-ids.js';
 import { contractCoverage, describeViolations, takeViolations } from './replies.js';
 
 /** `npm test` (and coverage) run every test file; a run of chosen files names them. */

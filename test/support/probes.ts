@@ -1,17 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { recordAudit } from '../../src/books/audit.js';
+import { recordAudit } from '../../src/store/audit.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
 import { operations } from '../../src/api/v1/index.js';
+import { type CommandContext, defineCommand } from '../../src/door/door.js';
 import { ApiError } from '../../src/errors.js';
-import { defineWrite, type Operation, type WriteInput } from '../../src/http/operation.js';
-import { Strict, type TObject, Uuid } from '../../src/schemas/common.js';
+import { defineWrite, type Operation } from '../../src/http/operation.js';
+import { Strict, Uuid } from '../../src/api/schemas/common.js';
 
 /**
- * Probe operations let a test drive the real pipeline with a handler of its own. A probe's
- * write goes through the same door as every POST, so it appends an audit row like any write.
+ * Probe operations let a test drive the real pipeline with a command of its own. A probe's
+ * command goes through the same write door as every POST, so it appends an audit row under the
+ * writer like any write: this does it, in the account the command's scope reached.
  */
-export function auditProbe(input: Pick<WriteInput<TObject, TObject, TObject>, 'services' | 'principal' | 'actor'>, action = 'probe.write'): void {
-  recordAudit(input.services.db, input.services.clock, input.actor, { tenantId: input.principal.tenant.id, action });
+export function auditProbe(context: Pick<CommandContext<unknown>, 'db' | 'clock' | 'actor' | 'reached'>, action = 'probe.write'): void {
+  recordAudit(context.db, context.clock, context.actor, { tenantId: context.reached.tenantId, action });
 }
 
 /** What an awaiting probe did, for the test to observe. */
@@ -21,13 +23,40 @@ export interface AwaitingProbeLog {
   afterCommits: number;
 }
 
+/** The awaiting probe's command input: the key's account and the request body. */
+interface AwaitingInput {
+  tenantId: string;
+  name: string;
+  refuse?: boolean;
+  failAfterCommit?: boolean;
+}
+
 /**
  * POST /probe/awaiting {name, refuse?, failAfterCommit?}: a write that must await something
- * before it can post (as sending an invoice awaits a missing exchange rate). `gate` is what it
- * awaits; `refuse` makes the awaited step refuse (422) so the key must be freed; the work
- * creates the customer `name`; the work after the commit fails when `failAfterCommit` is set.
+ * before it can post (as sending an invoice awaits a missing exchange rate). `gate` is what its
+ * `prepare` awaits; `refuse` makes the awaited step refuse (422) so the key must be freed; the
+ * command's run creates the customer `name`; its after-commit work fails when `failAfterCommit`
+ * is set.
  */
 export function awaitingProbe(gate: () => Promise<void>, log: AwaitingProbeLog = { prepared: 0, worked: 0, afterCommits: 0 }): Operation {
+  const command = defineCommand({
+    name: 'probe.awaiting',
+    scope: (input: AwaitingInput) => ({ account: input.tenantId }),
+    async prepare(_services, _writer, input) {
+      log.prepared += 1;
+      await gate();
+      if (input.refuse) throw new ApiError('validation_failed', 'rate: no exchange rate for that date');
+      return input.name;
+    },
+    run({ db, clock, actor, prepared }, input) {
+      log.worked += 1;
+      return { customer: findOrCreateCustomer(db, clock, actor, input.tenantId, { name: prepared }), failAfterCommit: input.failAfterCommit === true };
+    },
+    async afterCommit(_services, result) {
+      log.afterCommits += 1;
+      if (result.failAfterCommit) throw new Error('the mail server is down');
+    },
+  });
   return defineWrite({
     id: 'invoices.remind',
     method: 'POST',
@@ -39,20 +68,9 @@ export function awaitingProbe(gate: () => Promise<void>, log: AwaitingProbeLog =
     body: Strict({ name: Type.String(), refuse: Type.Optional(Type.Boolean()), failAfterCommit: Type.Optional(Type.Boolean()) }),
     responses: { 201: { description: 'created', schema: Strict({ id: Uuid, created: Type.Boolean() }) } },
     errors: [],
-    async prepare({ body }) {
-      log.prepared += 1;
-      await gate();
-      if (body.refuse) throw new ApiError('validation_failed', 'rate: no exchange rate for that date');
-      return body.name;
-    },
-    work({ principal, services, actor }, name) {
-      log.worked += 1;
-      return { status: 201, body: findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, { name }) };
-    },
-    async afterCommit({ body }) {
-      log.afterCommits += 1;
-      if (body.failAfterCommit) throw new Error('the mail server is down');
-    },
+    command,
+    input: ({ principal, body }) => ({ tenantId: principal.tenant.id, ...body }),
+    reply: (result) => ({ status: 201, body: result.customer }),
   });
 }
 

@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../src/clock.js';
+import type { FxProvider } from '../../src/config.js';
+import type { Db } from '../../src/db/connection.js';
+import type { QuotedRates } from '../../src/rates/provider.js';
+import { type StoredQuote, storeQuotedRates } from '../../src/rates/store.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { type ApiTenant, buildApiTenant } from './api.js';
 import { startTestApp, type TestApp } from './app.js';
 
@@ -175,4 +181,9 @@ export function useAppWithFakeProvider(at: string, take: (suite: AppWithProvider
     app.db.prepare('DELETE FROM exchange_rates').run();
     take({ app, tenant: buildApiTenant(app, { plan: 'large' }), provider });
   });
+}
+
+/** How lookUpRate stores what it fetched, in tests that call it directly: as the admin CLI would. */
+export function storingAs(db: Db, clock: Clock): (source: FxProvider, quoted: QuotedRates) => StoredQuote {
+  return (source, quoted) => storeQuotedRates(db, clock, CLI_ACTOR, source, quoted);
 }

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
 import { findOrCreateCustomer, type NewCustomer } from '../../src/books/customers.js';
 import { recordExpense } from '../../src/books/expenses.js';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import type { TransactionSource, TransactionStatus } from '../../src/books/transactions.js';
 import { findOrCreateVendor } from '../../src/books/vendors.js';
 import { nowIso } from '../../src/clock.js';

@@ -1,6 +1,6 @@
 import type { ReplyViolation } from '../../src/http/reply-check.js';
 import { schemaProblem } from '../../src/http/validate.js';
-import { ErrorBody } from '../../src/schemas/common.js';
+import { ErrorBody } from '../../src/api/schemas/common.js';
 import type { TestResponse } from './app.js';
 
 /**

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import { nowIso } from '../../src/clock.js';
-import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/bank-import.js';
+import { type BankImportResult, importBankStatement, parseStatement } from '../../src/books/import/bank-import.js';
 import { ledgerTotals } from '../../src/books/ledger.js';
 import type { ApiTenant } from './api.js';
 import type { TestApp, TestResponse } from './app.js';

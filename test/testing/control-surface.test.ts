@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { isLoopbackHost, isLoopbackOrigin } from '../../src/http/control.js';
-import { type RunningDaybook, startDaybook } from '../../src/testing.js';
+import { type RunningDaybook, startDaybook } from '../../src/testing/index.js';
 
 /**
  * The control surface (/__daybook, `serve --ephemeral --control`) against a browser on the same

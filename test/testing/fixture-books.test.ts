@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
-import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing.js';
+import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing/index.js';
 import { readPdf } from '../support/pdf.js';
 
 /**

@@ -16,8 +16,8 @@ describe('the published package', function () {
   it('carries the built code, the command, the default settings and the migrations; not tests or benchmarks', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: projectRoot });
     const files = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path);
-    expect(files).to.include.members(['package.json', 'bin/daybook.js', 'config/default.json', 'dist/src/testing.js', 'dist/src/testing.d.ts', 'dist/src/cli/main.js']);
-    expect(files.some((path) => path.startsWith('dist/db/migrations/') && path.endsWith('.js')), 'compiled migrations').to.equal(true);
+    expect(files).to.include.members(['package.json', 'bin/daybook.js', 'config/default.json', 'dist/src/testing/index.js', 'dist/src/testing/index.d.ts', 'dist/src/cli/main.js']);
+    expect(files.some((path) => path.startsWith('dist/src/db/migrations/') && path.endsWith('.js')), 'compiled migrations').to.equal(true);
     expect(files.filter((path) => /^(test|bench|\.ci|test-output)\//.test(path))).to.deep.equal([]);
   });
 });

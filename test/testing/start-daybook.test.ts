@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/paths.js';
-import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing.js';
+import { type Fixture, type RunningDaybook, startDaybook } from '../../src/testing/index.js';
 import { readPdf } from '../support/pdf.js';
 
 /**
@@ -286,7 +286,7 @@ describe('daybook/testing: the package entry', () => {
   it('is exported as daybook/testing, with its types (built by npm ci)', async () => {
     const entry = (await import('daybook/testing')) as { startDaybook?: unknown };
     expect(entry.startDaybook).to.be.a('function');
-    expect(existsSync(join(projectRoot, 'dist/src/testing.d.ts')), 'the types beside it').to.equal(true);
+    expect(existsSync(join(projectRoot, 'dist/src/testing/index.d.ts')), 'the types beside it').to.equal(true);
   });
 });
 
@@ -329,7 +329,7 @@ describe('daybook/testing: books removed however the process ends', function () 
     try {
       const script = `
         import { readdirSync } from 'node:fs';
-        import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing.ts'))};
+        import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing/index.ts'))};
         const daybook = await startDaybook({ control: true });
         await fetch(daybook.url + '/healthz');
         if (readdirSync(process.env.TMPDIR).filter((name) => name.startsWith('daybook-testing-')).length !== 1) throw new Error('no books made');
@@ -382,7 +382,7 @@ describe('daybook/testing: nothing left running', function () {
   this.timeout(30_000);
   it('lets a process that started, used and closed a server end by itself (no handle left open, as mocha without --exit needs)', async () => {
     const script = `
-      import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing.ts'))};
+      import { startDaybook } from ${JSON.stringify(join(projectRoot, 'src/testing/index.ts'))};
       const daybook = await startDaybook();
       await daybook.outbox.waitFor(() => false, 50).catch(() => {});
       await fetch(daybook.url + '/healthz');

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { inTransaction, type Db } from '../../src/db/connection.js';
 import { foldName } from '../../src/names.js';
 import { freshDb, type TempDb } from '../support/db.js';
-import { generateExpenseHistory, type GeneratedExpense, insertExpenseHistory } from '../support/expense-history.js';
+import { generateExpenseHistory, type GeneratedExpense, insertExpenseHistory } from '../../bench/support/expense-history.js';
 import { TEST_ACTOR, accountIdByName, accountIdByRole, buildBusiness, testClock } from '../support/factories.js';
 
 /** The review threshold the app uses (DAYBOOK_REVIEW_CONFIDENCE, default 0.9). */

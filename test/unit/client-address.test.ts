@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { budgetSubject, clientOf, parseTrustList, plainAddress, trustedProxies } from '../../src/http/client-address.js';
+import { budgetSubject, clientOf, plainAddress, trustedProxies } from '../../src/http/client-address.js';
+import { parseTrustList } from '../../src/trust-list.js';
 
 /** The client a request counts as, from its peer and the X-Forwarded-* headers (issue: trusted proxies). */
 describe('client address', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CSV_PROBLEMS, type CsvRecord, decodeUtf8, parseCsv } from '../../src/books/csv.js';
+import { CSV_PROBLEMS, type CsvRecord, decodeUtf8, parseCsv } from '../../src/books/import/csv.js';
 
 /** The fields of each record, for the common case of a well-formed file. */
 const fieldsOf = (records: CsvRecord[]) => records.map((record) => record.fields);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { addDays, daysBetween, isIsoDate } from '../../src/dates.js';
 import { schemaProblem } from '../../src/http/validate.js';
-import { IsoDate } from '../../src/schemas/common.js';
+import { IsoDate } from '../../src/api/schemas/common.js';
 
 describe('dates', () => {
   describe('isIsoDate', () => {

@@ -1,7 +1,7 @@
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { EMAIL_PATTERN } from '../../src/schemas/common.js';
+import { EMAIL_PATTERN } from '../../src/api/schemas/common.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 type AddFormats = typeof addFormatsModule.default;
@@ -12,7 +12,7 @@ const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFo
  * EMAIL_PATTERN, which the OpenAPI document publishes. The server must accept exactly what it
  * accepted before.
  */
-describe('the email pattern (src/schemas/common.ts) decides as format: email did', () => {
+describe('the email pattern (src/api/schemas/common.ts) decides as format: email did', () => {
   const before = addFormats.get('email', 'full') as RegExp;
   const now = new RegExp(EMAIL_PATTERN, 'u');
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { schemaProblem } from '../../src/http/validate.js';
 import { nameKey, searchForm, trimName, vendorNameProblem } from '../../src/names.js';
-import { Text, VendorName } from '../../src/schemas/common.js';
+import { Text, VendorName } from '../../src/api/schemas/common.js';
 import { textProblem } from '../../src/text.js';
 
 /** How names compare (nameKey), which vendor names and free text are refused, the same in the books and the API's schemas. */

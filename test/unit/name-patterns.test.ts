@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { schemaProblem } from '../../src/http/validate.js';
 import { NAME_CHARACTER_RANGES, NAME_PATTERN, nameProblem, VENDOR_NAME_PATTERN, vendorNameProblem } from '../../src/names.js';
-import { Name, VendorName } from '../../src/schemas/common.js';
+import { Name, VendorName } from '../../src/api/schemas/common.js';
 import { TEXT_PATTERN } from '../../src/text.js';
 import { TRICKY_TEXTS } from '../support/regex-engines.js';
 

@@ -4,7 +4,7 @@ import { createKey } from '../../src/books/keys.js';
 import { createTenant } from '../../src/books/tenants.js';
 import { ApiError } from '../../src/errors.js';
 import { foldName, nameProblem } from '../../src/names.js';
-import { Name } from '../../src/schemas/common.js';
+import { Name } from '../../src/api/schemas/common.js';
 import { schemaProblem } from '../../src/http/validate.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { TEST_ACTOR, buildTenant, testClock } from '../support/factories.js';

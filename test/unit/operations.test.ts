@@ -4,10 +4,13 @@ import { operations } from '../../src/api/v1/index.js';
 import { buildApp } from '../../src/app.js';
 import { fixedClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
-import { defineRead, defineWrite, OPERATION_IDS, type Operation } from '../../src/http/operation.js';
+import { defineCommand } from '../../src/door/door.js';
+import { OPERATION_IDS } from '../../src/api/v1/operation-ids.js';
+import { defineRead, defineWrite, type Operation } from '../../src/http/operation.js';
 import { isPermission } from '../../src/http/permissions.js';
 import { createLogger } from '../../src/log.js';
-import { Strict, Uuid } from '../../src/schemas/common.js';
+import { recordAudit } from '../../src/store/audit.js';
+import { Strict, Uuid } from '../../src/api/schemas/common.js';
 import { freshDb, type TempDb } from '../support/db.js';
 
 const good = defineRead({
@@ -35,7 +38,13 @@ const goodWrite = defineWrite({
   body: Strict({}),
   responses: { 201: { description: 'made', schema: Strict({}) } },
   errors: [],
-  work: () => ({ status: 201, body: {} }),
+  command: defineCommand({
+    name: 'probe.thing',
+    scope: (input: { tenantId: string }) => ({ account: input.tenantId }),
+    run: ({ db, clock, actor }, input) => recordAudit(db, clock, actor, { tenantId: input.tenantId, action: 'probe.thing' }),
+  }),
+  input: ({ principal }) => ({ tenantId: principal.tenant.id }),
+  reply: () => ({ status: 201, body: {} }),
 });
 
 describe('operation declarations (checked at start-up)', () => {
@@ -99,9 +108,9 @@ describe('operation declarations (checked at start-up)', () => {
     expect(() => start([goodWrite])).not.to.throw();
   });
 
-  it('refuses to start with a POST that has no work() for the write door (a POST cannot bypass it)', () => {
-    const bypass = { ...goodWrite, work: undefined, handle: () => ({ status: 201, body: {} }) } as unknown as Operation;
-    expect(() => start([bypass])).to.throw(/a POST needs work\(\)/);
+  it('refuses to start with a POST that has no command for the write door (a POST cannot bypass it)', () => {
+    const bypass = { ...goodWrite, command: undefined, handle: () => ({ status: 201, body: {} }) } as unknown as Operation;
+    expect(() => start([bypass])).to.throw(/a POST needs a command \(the write door runs it\), input\(\) and reply\(\)/);
   });
 
   it('refuses to start with the same operation declared twice', () => {

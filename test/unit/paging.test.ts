@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { type ListScope, pageOf, pageStart } from '../../src/books/paging.js';
-import { ensureServerSecrets } from '../../src/books/secrets.js';
+import { type ListScope, pageOf, pageStart } from '../../src/store/paging.js';
+import { ensureServerSecrets } from '../../src/store/secrets.js';
 import { ApiError } from '../../src/errors.js';
 import { openDb } from '../../src/db/connection.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
 
-/** Cursors (src/books/paging.ts): opaque to clients, but signed, and bound to their list and filters. */
+/** Cursors (src/store/paging.ts): opaque to clients, but signed, and bound to their list and filters. */
 describe('cursor paging', () => {
   let temp: TempDb;
   let other: TempDb;

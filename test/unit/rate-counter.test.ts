@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RATE_WINDOW_SECONDS } from '../../src/books/plans.js';
+import { RATE_WINDOW_SECONDS } from '../../src/store/counters.js';
 import { counterStorePath, type Db, openDb } from '../../src/db/connection.js';
-import { CounterStore, FLUSH_INTERVAL_MS, MAX_WINDOWS_IN_MEMORY, RATE_LIMIT_TABLE } from '../../src/http/rate-limit.js';
+import { CounterStore, FLUSH_INTERVAL_MS, MAX_WINDOWS_IN_MEMORY, RATE_LIMIT_TABLE } from '../../src/store/counters.js';
 import { testClock } from '../support/factories.js';
 
 const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
 
 /**
  * The request counters count in memory and write their windows to the counter file in batches
- * (src/http/rate-limit.ts). The file stays the store of record: these tests read it through a
+ * (src/store/counters.ts). The file stays the store of record: these tests read it through a
  * connection of their own, as another process would.
  */
 describe('request counters: counted in memory, written through in batches', () => {

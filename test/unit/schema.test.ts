@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId } from '../../src/books/ids.js';
+import { newId } from '../../src/ids.js';
 import type { Business } from '../../src/books/businesses.js';
-import { migrations } from '../../db/migrations/index.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import type { FixedClock } from '../../src/clock.js';
 import type { Db } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
@@ -25,7 +25,7 @@ function count(db: Db, table: string): bigint {
   return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: bigint }).n;
 }
 
-describe('schema (db/migrations)', () => {
+describe('schema (src/db/migrations)', () => {
   let temp: TempDb;
   let db: Db;
   let clock: FixedClock;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isLoopbackHost, readSmtpUrl } from '../../src/email/smtp-url.js';
+import { isLoopbackHost, readSmtpUrl } from '../../src/smtp-url.js';
 
 describe('readSmtpUrl (DAYBOOK_SMTP_URL)', () => {
   it('requires STARTTLS for smtp://, and hands nodemailer the URL as written', () => {

@@ -1,4 +1,4 @@
-import { CLI_ACTOR } from '../../src/books/audit.js';
+import { CLI_ACTOR } from '../../src/store/audit.js';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Business } from '../../src/books/businesses.js';

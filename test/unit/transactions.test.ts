@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { recordAudit } from '../../src/books/audit.js';
+import { recordAudit } from '../../src/store/audit.js';
 import { createStandardChart } from '../../src/books/chart.js';
 import { findOrCreateCustomer } from '../../src/books/customers.js';
-import { claimInProgress, storeAnswer, storedAnswer } from '../../src/books/idempotency.js';
+import { claimInProgress, storeAnswer, storedAnswer } from '../../src/store/idempotency.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { TEST_ACTOR, buildTenant, testClock } from '../support/factories.js';

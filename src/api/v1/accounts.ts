@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { resolveBusiness } from '../../books/access.js';
 import { ACCOUNT_TYPES, listPostableAccounts } from '../../books/chart.js';
 import { defineRead } from '../../http/operation.js';
-import { EntityId, StringEnum, Strict, Uuid } from '../../schemas/common.js';
+import { EntityId, StringEnum, Strict, Uuid } from '../schemas/common.js';
 
 export const AccountSchema = Strict(
   {
@@ -29,8 +28,9 @@ export const listAccounts = defineRead({
     200: { description: 'Every postable account, ordered by code', schema: Strict({ accounts: Type.Array(AccountSchema) }) },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
+    const business = reached.business!;
     return { status: 200, body: { accounts: listPostableAccounts(services.db, business.id, query.type) } };
   },
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { reachableBusinesses } from '../../books/access.js';
+import { reachableBusinesses } from '../../door/reach.js';
 import { defineRead } from '../../http/operation.js';
-import { Strict, Uuid } from '../../schemas/common.js';
+import { Strict, Uuid } from '../schemas/common.js';
 
 export const BusinessSchema = Strict({ id: Uuid, name: Type.String() }, { title: 'Business' });
 

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { findOrCreateCustomer, listCustomers as listTenantCustomers } from '../../books/customers.js';
+import { listCustomers as listTenantCustomers } from '../../books/customers.js';
+import { findOrCreateCustomerCommand } from '../../door/commands/parties.js';
 import { nameListFilters, pageRequestOf } from './paging.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import { CurrencyCode, EmailAddress, Name, NameListQuery, Nullable, Strict, Text, Uuid } from '../../schemas/common.js';
+import { CurrencyCode, EmailAddress, Name, NameListQuery, Nullable, Strict, Text, Uuid } from '../schemas/common.js';
 
 export const CustomerSchema = Strict(
   {
@@ -68,8 +69,7 @@ export const createCustomer = defineWrite({
     200: { description: 'A customer of that name already existed', schema: CreatedCustomer },
   },
   errors: ['conflict'],
-  work({ principal, services, actor, body }) {
-    const result = findOrCreateCustomer(services.db, services.clock, actor, principal.tenant.id, body);
-    return { status: result.created ? 201 : 200, body: result };
-  },
+  command: findOrCreateCustomerCommand,
+  input: ({ principal, body }) => ({ tenantId: principal.tenant.id, customer: body }),
+  reply: (result) => ({ status: result.created ? 201 : 200, body: result }),
 });

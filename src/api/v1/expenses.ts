@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { resolveBusiness } from '../../books/access.js';
-import { recordExpense } from '../../books/expenses.js';
+import { recordExpenseCommand } from '../../door/commands/spending.js';
 import { validationFailed } from '../../errors.js';
 import { defineWrite } from '../../http/operation.js';
-import { EntityId, IsoDate, Nullable, PositiveCents, Strict, Text, Uuid, VendorName } from '../../schemas/common.js';
+import { EntityId, IsoDate, Nullable, PositiveCents, Strict, Text, Uuid, VendorName } from '../schemas/common.js';
 
 export const CreateExpenseBody = Strict({
   entityId: Type.Optional(EntityId),
@@ -30,18 +29,18 @@ export const createExpense = defineWrite({
     201: { description: 'The expense and its transaction', schema: Strict({ expenseId: Uuid, transactionId: Nullable(Uuid) }) },
   },
   errors: ['entity_not_allowed', 'not_found', 'period_locked', 'read_only_billing_state', 'conflict'],
-  work({ principal, services, actor, body }) {
-    const business = resolveBusiness(services.db, principal, body.entityId);
-    const recorded = recordExpense(services.db, services.clock, actor, {
-      business,
+  command: recordExpenseCommand,
+  input: ({ body }) => ({
+    entityId: body.entityId,
+    expense: {
       date: body.date,
       amountCents: BigInt(body.amountCents),
       vendor: expenseVendor(body.vendorName, body.vendorId),
       accountId: body.accountId,
       ...(body.memo !== undefined ? { memo: body.memo } : {}),
-    });
-    return { status: 201, body: recorded };
-  },
+    },
+  }),
+  reply: (recorded) => ({ status: 201, body: recorded }),
 });
 
 /** Exactly one of vendorName and vendorId (spec, POST /expenses rules). */

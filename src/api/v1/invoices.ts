@@ -1,19 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { canReach, resolveBusiness } from '../../books/access.js';
-import { findInvoice, type Invoice, invoiceBalanceCents, INVOICE_STATUSES, UNPAID_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText, createInvoice as draftInvoice } from '../../books/invoices.js';
-import { recordPayment, remindInvoice, sendInvoice } from '../../books/invoice-posting.js';
+import { findInvoice, type Invoice, invoiceBalanceCents, INVOICE_STATUSES, type InvoiceSummary, listInvoices as listBusinessInvoices, termsText } from '../../books/invoices.js';
 import { payToken, payUrl } from '../../books/pay-links.js';
 import { todayUtc } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
-import { pendingEmailIds } from '../../books/outbox.js';
-import { deliverEmails } from '../../email/deliver.js';
 import { notFound, validationFailed } from '../../errors.js';
-import type { Services } from '../../http/context.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import type { Actor } from '../../books/audit.js';
-import { actorOf, type Principal } from '../../books/keys.js';
-import { type Currency, type ForeignCurrency, money } from '../../money.js';
-import { lookUpRate } from '../../rates/look-up.js';
+import { money } from '../../money.js';
+import { createInvoiceCommand, recordPaymentCommand, remindInvoiceCommand, sendInvoiceCommand } from '../../door/commands/invoices.js';
 import {
   BooleanParam,
   CurrencyCode,
@@ -29,7 +22,7 @@ import {
   StringEnum,
   Text,
   Uuid,
-} from '../../schemas/common.js';
+} from '../schemas/common.js';
 import { pageRequestOf } from './paging.js';
 
 /** The four methods the API records; the fifth (stripe) is the pay page's. */
@@ -150,30 +143,6 @@ export function presentInvoice(db: Db, siteUrl: string, invoice: Invoice) {
   };
 }
 
-/** The invoice a key may see: one of a business it cannot reach answers 404, like one that does not exist. */
-function reachableInvoice(services: Services, principal: Principal, id: string): Invoice {
-  const invoice = findInvoice(services.db, id, todayUtc(services.clock));
-  if (!invoice || !canReach(services.db, principal, invoice.businessId)) throw notFound('invoice');
-  return invoice;
-}
-
-/**
- * A foreign invoice posts at a stored rate. When none is stored for the date, the configured
- * provider is asked once, before the write's transaction; what it could not give is said in
- * the 422 the write then answers.
- */
-async function ensureRate(services: Services, actor: Actor, currency: Currency, date: string): Promise<void> {
-  if (currency === 'USD') return;
-  const provider = { kind: services.config.fxProvider, url: services.config.fxProviderUrl };
-  const found = await lookUpRate(services.db, services.clock, actor, provider, currency as ForeignCurrency, date, { maxAgeDays: services.config.rateMaxAgeDays });
-  if (found.problem) services.log.warn({ currency, date, problem: found.problem }, found.rate ? 'using an older exchange rate' : 'no exchange rate to be had');
-}
-
-/** Emails written by a write are delivered after its commit; a failure leaves them for the retries. */
-async function deliver(services: Services, ids: string[]): Promise<void> {
-  if (ids.length > 0) await deliverEmails(services.db, services.clock, services.mailer, services.log, ids);
-}
-
 const NewLine = Strict({
   description: Text(2000, { minLength: 1 }),
   quantity: Quantity,
@@ -206,10 +175,10 @@ export const createInvoice = defineWrite({
     201: { description: 'The draft', schema: Strict({ invoiceId: Uuid, invoiceNumber: Type.String(), webUrl: Type.String() }) },
   },
   errors: ['entity_not_allowed', 'not_found', 'conflict', 'period_locked'],
-  work({ principal, services, actor, body }) {
-    const business = resolveBusiness(services.db, principal, body.entityId);
-    const created = draftInvoice(services.db, services.clock, actor, {
-      business,
+  command: createInvoiceCommand,
+  input: ({ body }) => ({
+    entityId: body.entityId,
+    invoice: {
       customerId: body.customerId,
       lines: body.lines.map((line) => ({ ...line, unitPriceCents: BigInt(line.unitPriceCents) })),
       ...(body.issueDate !== undefined ? { issueDate: body.issueDate } : {}),
@@ -218,12 +187,12 @@ export const createInvoice = defineWrite({
       ...(body.currency !== undefined ? { currency: body.currency } : {}),
       ...(body.taxRatePercent !== undefined ? { taxRatePercent: body.taxRatePercent } : {}),
       ...(body.memo !== undefined ? { memo: body.memo } : {}),
-    });
-    return {
-      status: 201,
-      body: { invoiceId: created.invoiceId, invoiceNumber: created.invoiceNumber, webUrl: payUrl(services.config.siteUrl, created.payToken) },
-    };
-  },
+    },
+  }),
+  reply: (created, { services }) => ({
+    status: 201,
+    body: { invoiceId: created.invoiceId, invoiceNumber: created.invoiceNumber, webUrl: payUrl(services.config.siteUrl, created.payToken) },
+  }),
 });
 
 export const listInvoices = defineRead({
@@ -250,8 +219,9 @@ export const listInvoices = defineRead({
     200: { description: 'A page of invoices', schema: Strict({ invoices: Type.Array(InvoiceSummarySchema), nextCursor: Nullable(Type.String()) }) },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
+    const business = reached.business!;
     if (query.dateFrom !== undefined && query.dateTo !== undefined && query.dateTo < query.dateFrom) {
       throw validationFailed('dateTo', 'must not be before dateFrom');
     }
@@ -278,8 +248,11 @@ export const getInvoice = defineRead({
   body: Strict({}),
   responses: { 200: { description: 'The invoice', schema: InvoiceDetailSchema } },
   errors: ['not_found'],
-  handle({ principal, services, params }) {
-    return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, reachableInvoice(services, principal, params.id)) };
+  scope: ({ params }) => ({ invoice: params.id }),
+  handle({ services, params }) {
+    const invoice = findInvoice(services.db, params.id, todayUtc(services.clock));
+    if (!invoice) throw notFound('invoice');
+    return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, invoice) };
   },
 });
 
@@ -296,18 +269,9 @@ export const sendInvoiceOperation = defineWrite({
   body: Strict({}),
   responses: { 200: { description: 'The invoice, now sent', schema: InvoiceDetailSchema } },
   errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
-  async prepare({ principal, services, params }) {
-    const invoice = reachableInvoice(services, principal, params.id);
-    if (invoice.status === 'draft') await ensureRate(services, actorOf(principal), invoice.currency, invoice.issueDate);
-  },
-  work({ principal, services, actor, params }) {
-    reachableInvoice(services, principal, params.id);
-    const sent = sendInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl }, services.config.rateMaxAgeDays);
-    return { status: 200, body: presentInvoice(services.db, services.config.siteUrl, sent.invoice) };
-  },
-  async afterCommit({ services, params }) {
-    await deliver(services, pendingEmailIds(services.db, params.id));
-  },
+  command: sendInvoiceCommand,
+  input: ({ params, services }) => ({ invoiceId: params.id, siteUrl: services.config.siteUrl, rateMaxAgeDays: services.config.rateMaxAgeDays }),
+  reply: (sent, { services }) => ({ status: 200, body: presentInvoice(services.db, services.config.siteUrl, sent.invoice) }),
 });
 
 export const remindInvoiceOperation = defineWrite({
@@ -323,14 +287,9 @@ export const remindInvoiceOperation = defineWrite({
   body: Strict({}),
   responses: { 200: { description: 'The reminder went out', schema: Strict({ invoiceId: Uuid, remindedAt: Type.String({ description: 'ISO 8601 instant' }) }) } },
   errors: ['not_found', 'conflict'],
-  work({ principal, services, actor, params }) {
-    reachableInvoice(services, principal, params.id);
-    const reminder = remindInvoice(services.db, services.clock, actor, params.id, { siteUrl: services.config.siteUrl });
-    return { status: 200, body: { invoiceId: reminder.invoiceId, remindedAt: reminder.remindedAt } };
-  },
-  async afterCommit({ services, params }) {
-    await deliver(services, pendingEmailIds(services.db, params.id));
-  },
+  command: remindInvoiceCommand,
+  input: ({ params, services }) => ({ invoiceId: params.id, siteUrl: services.config.siteUrl }),
+  reply: (reminder) => ({ status: 200, body: { invoiceId: reminder.invoiceId, remindedAt: reminder.remindedAt } }),
 });
 
 export const recordPaymentOperation = defineWrite({
@@ -356,25 +315,17 @@ export const recordPaymentOperation = defineWrite({
     },
   },
   errors: ['not_found', 'conflict', 'period_locked', 'read_only_billing_state'],
-  async prepare({ principal, services, params, body }) {
-    const invoice = reachableInvoice(services, principal, params.id);
-    // Nothing to convert on an invoice that cannot take a payment: the work answers 409 for it.
-    if (UNPAID_STATUSES.includes(invoice.status)) await ensureRate(services, actorOf(principal), invoice.currency, body.paidAt ?? todayUtc(services.clock));
-  },
-  work({ principal, services, actor, params, body }) {
-    reachableInvoice(services, principal, params.id);
-    const recorded = recordPayment(services.db, services.clock, actor, {
-      invoiceId: params.id,
-      amountCents: BigInt(body.amountCents),
-      method: body.method,
-      paidAt: body.paidAt ?? todayUtc(services.clock),
-      ...(body.memo !== undefined ? { memo: body.memo } : {}),
-      rateMaxAgeDays: services.config.rateMaxAgeDays,
-    });
-    const { invoice } = recorded;
-    return {
-      status: 201,
-      body: { paymentId: recorded.paymentId, invoiceId: invoice.id, status: invoice.status, balance: money(invoice.totalCents - invoice.paidCents, invoice.currency) },
-    };
-  },
+  command: recordPaymentCommand,
+  input: ({ params, body, services }) => ({
+    invoiceId: params.id,
+    amountCents: BigInt(body.amountCents),
+    method: body.method,
+    paidAt: body.paidAt ?? todayUtc(services.clock),
+    ...(body.memo !== undefined ? { memo: body.memo } : {}),
+    rateMaxAgeDays: services.config.rateMaxAgeDays,
+  }),
+  reply: ({ paymentId, invoice }) => ({
+    status: 201,
+    body: { paymentId, invoiceId: invoice.id, status: invoice.status, balance: money(invoiceBalanceCents(invoice), invoice.currency) },
+  }),
 });

@@ -1,5 +1,5 @@
-import type { NameListFilters, PageRequest } from '../../books/paging.js';
-import { DEFAULT_PAGE_SIZE } from '../../schemas/common.js';
+import type { NameListFilters, PageRequest } from '../../store/paging.js';
+import { DEFAULT_PAGE_SIZE } from '../schemas/common.js';
 
 /** The page a list request asks for: its cursor, and its size (50 unless given). */
 export function pageRequestOf(query: { cursor?: string; limit?: number }): PageRequest {

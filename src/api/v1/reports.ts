@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { resolveBusiness } from '../../books/access.js';
 import { type Aging, AGING_BUCKETS, payablesAging, receivablesAging } from '../../books/reports/aging.js';
 import { balanceSheet, type IncomeTotals, profitAndLoss, type StatementRow, trialBalance } from '../../books/reports/statements.js';
 import { todayUtc } from '../../clock.js';
 import { validationFailed } from '../../errors.js';
 import { defineRead } from '../../http/operation.js';
 import { usd } from '../../money.js';
-import { EntityId, IsoDate, Money, SignedMoney, Strict, StringEnum, Uuid } from '../../schemas/common.js';
+import { EntityId, IsoDate, Money, SignedMoney, Strict, StringEnum, Uuid } from '../schemas/common.js';
 
 /**
  * The five reports (spec "Report rows", "Report responses"): statements in the business's own
@@ -117,9 +116,10 @@ export const profitAndLossReport = defineRead({
     },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
     if (query.periodEnd < query.periodStart) throw validationFailed('periodEnd', `must not be before periodStart (${query.periodStart})`);
-    const business = resolveBusiness(services.db, principal, query.entityId);
+    const business = reached.business!;
     const report = profitAndLoss(services.db, business, query.periodStart, query.periodEnd);
     return {
       status: 200,
@@ -162,8 +162,9 @@ export const balanceSheetReport = defineRead({
     },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
+    const business = reached.business!;
     const report = balanceSheet(services.db, business, query.asOf);
     return {
       status: 200,
@@ -199,8 +200,9 @@ export const trialBalanceReport = defineRead({
     },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
+    const business = reached.business!;
     const report = trialBalance(services.db, business, query.asOf);
     return {
       status: 200,
@@ -235,8 +237,9 @@ function defineAgingReport(spec: {
     body: Strict({}),
     responses: { 200: { description: spec.summary, schema: AgingSchema } },
     errors: ['entity_not_allowed', 'not_found'],
-    handle({ principal, services, query }) {
-      const business = resolveBusiness(services.db, principal, query.entityId);
+    scope: ({ query }) => ({ business: query.entityId }),
+    handle({ services, query, reached }) {
+      const business = reached.business!;
       return { status: 200, body: agingBody(spec.age(services.db, business.id, query.asOf ?? todayUtc(services.clock))) };
     },
   });

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { canReach, reachableBusinesses, resolveBusiness } from '../../books/access.js';
+import { acceptReviewItemCommand } from '../../door/commands/spending.js';
+import { reachableBusinesses, type Reached } from '../../door/reach.js';
 import type { Principal } from '../../books/keys.js';
-import { acceptReviewItem, findReviewItem, listReviewQueue, type ReviewItem } from '../../books/review.js';
+import { listReviewQueue, type ReviewItem } from '../../books/review.js';
 import type { Db } from '../../db/connection.js';
-import { ApiError, validationFailed } from '../../errors.js';
+import { validationFailed } from '../../errors.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
 import { usd } from '../../money.js';
-import { DEFAULT_PAGE_SIZE, IsoDate, LimitParam, Money, Nullable, Strict, Uuid } from '../../schemas/common.js';
+import { DEFAULT_PAGE_SIZE, IsoDate, LimitParam, Money, Nullable, Strict, Uuid } from '../schemas/common.js';
 
 export const ReviewItemSchema = Strict(
   {
@@ -42,8 +43,8 @@ function presentItem(item: ReviewItem) {
  * business of the account for an unlimited key, the only one for a key limited to one, and a
  * key limited to several must name one.
  */
-function queueBusinesses(db: Db, principal: Principal, entityId: string | undefined): string[] {
-  if (entityId !== undefined) return [resolveBusiness(db, principal, entityId).id];
+function queueBusinesses(db: Db, principal: Principal, named: Reached): string[] {
+  if (named.business) return [named.business.id];
   if (principal.businessIds && principal.businessIds.length > 1) {
     throw validationFailed('entityId', 'required: this key is limited to several businesses; name one');
   }
@@ -75,10 +76,12 @@ export const listReviewQueueOperation = defineRead({
     },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
+  // Only a named business is a scope to reach; omitted, the queue spans what the key reaches.
+  scope: ({ query }) => (query.entityId !== undefined ? { business: query.entityId } : null),
+  handle({ principal, services, query, reached }) {
     const queue = listReviewQueue(
       services.db,
-      queueBusinesses(services.db, principal, query.entityId),
+      queueBusinesses(services.db, principal, reached),
       query.limit ?? DEFAULT_PAGE_SIZE,
       services.config.reviewConfidence,
     );
@@ -102,11 +105,7 @@ export const acceptReviewItemOperation = defineWrite({
   body: Strict({ accountId: Type.Optional(Uuid) }),
   responses: { 200: { description: 'Accepted', schema: Strict({ ok: Type.Literal(true) }) } },
   errors: ['not_found', 'period_locked', 'read_only_billing_state', 'conflict'],
-  work({ principal, services, actor, params, body }) {
-    const item = findReviewItem(services.db, params.id);
-    // An item of a business the key cannot use is answered exactly like one that does not exist.
-    if (!item || !canReach(services.db, principal, item.businessId)) throw new ApiError('not_found', 'No such review item.');
-    acceptReviewItem(services.db, services.clock, actor, { itemId: params.id, ...(body.accountId !== undefined ? { accountId: body.accountId } : {}) });
-    return { status: 200, body: { ok: true as const } };
-  },
+  command: acceptReviewItemCommand,
+  input: ({ params, body }) => ({ itemId: params.id, ...(body.accountId !== undefined ? { accountId: body.accountId } : {}) }),
+  reply: () => ({ status: 200, body: { ok: true as const } }),
 });

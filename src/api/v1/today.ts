@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { resolveBusiness } from '../../books/access.js';
 import { refreshToday, SIGNAL_SEVERITIES } from '../../books/today.js';
 import { defineRead } from '../../http/operation.js';
-import { EntityId, Strict, StringEnum } from '../../schemas/common.js';
+import { EntityId, Strict, StringEnum } from '../schemas/common.js';
 
 export const SignalSchema = Strict(
   {
@@ -28,8 +27,9 @@ export const getToday = defineRead({
   body: Strict({}),
   responses: { 200: { description: 'The headline and the open signals', schema: Strict({ headline: Type.String(), signals: Type.Array(SignalSchema) }) } },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, reached }) {
+    const business = reached.business!;
     const feed = refreshToday(services.db, services.clock, business, { siteUrl: services.config.siteUrl });
     return {
       status: 200,

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { canReach, resolveBusiness } from '../../books/access.js';
 import {
   findTransaction,
   listTransactions as listRegister,
@@ -24,7 +23,7 @@ import {
   Strict,
   StringEnum,
   Uuid,
-} from '../../schemas/common.js';
+} from '../schemas/common.js';
 
 const transactionFields = {
   id: Uuid,
@@ -97,8 +96,9 @@ export const listTransactions = defineRead({
     200: { description: 'A page of transactions', schema: Strict({ transactions: Type.Array(TransactionSchema), nextCursor: Nullable(Type.String()) }) },
   },
   errors: ['entity_not_allowed', 'not_found'],
-  handle({ principal, services, query }) {
-    const business = resolveBusiness(services.db, principal, query.entityId);
+  scope: ({ query }) => ({ business: query.entityId }),
+  handle({ services, query, reached }) {
+    const business = reached.business!;
     const minCents = query.minCents === undefined ? undefined : BigInt(query.minCents);
     const maxCents = query.maxCents === undefined ? undefined : BigInt(query.maxCents);
     if (query.dateFrom !== undefined && query.dateTo !== undefined && query.dateTo < query.dateFrom) {
@@ -136,9 +136,10 @@ export const getTransaction = defineRead({
   body: Strict({}),
   responses: { 200: { description: 'The transaction', schema: TransactionDetailSchema } },
   errors: ['not_found'],
-  handle({ principal, services, params }) {
+  scope: ({ params }) => ({ transaction: params.id }),
+  handle({ services, params }) {
     const transaction = findTransaction(services.db, params.id);
-    if (!transaction || !canReach(services.db, principal, transaction.businessId)) throw notFound('transaction');
+    if (!transaction) throw notFound('transaction');
     return {
       status: 200,
       body: {

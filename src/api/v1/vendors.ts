@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { listVendors as listTenantVendors } from '../../books/vendors.js';
 import { nameListFilters, pageRequestOf } from './paging.js';
 import { defineRead } from '../../http/operation.js';
-import { NameListQuery, Nullable, Strict, Uuid } from '../../schemas/common.js';
+import { NameListQuery, Nullable, Strict, Uuid } from '../schemas/common.js';
 
 export const VendorSchema = Strict(
   {

@@ -1,0 +1,481 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { nowIso } from '../../clock.js';
+import { addDays, daysBetween, isIsoDate } from '../../dates.js';
+import { type Db, inTransaction } from '../../db/connection.js';
+import { all, one, run } from '../../db/statements.js';
+import { AMOUNT_CEILING_CENTS } from '../../money.js';
+import { foldName, nameKey, UNSAFE_TO_SHOW, vendorNameProblem } from '../../names.js';
+import { textProblem } from '../../text.js';
+import { type Actor, recordAudit } from '../../store/audit.js';
+import { getBusiness } from '../businesses.js';
+import { type Categoriser, categoriserFor } from '../categorise/index.js';
+import { CSV_PROBLEMS, type CsvRecord, parseCsv } from './csv.js';
+import { newId } from '../../ids.js';
+import { lockedThrough } from '../periods.js';
+import type { TransactionDirection, TransactionSource, TransactionStatus } from '../transactions.js';
+import { findOrCreateVendor } from '../vendors.js';
+
+/**
+ * Bank statement import: a CSV file becomes transactions, all rows or none. Money out waits in
+ * the review queue with the categoriser's proposal; money in is recorded, uncategorised, for
+ * reconciliation. Nothing is posted: a row is booked only when its review item is accepted.
+ */
+
+/** Largest statement file read; about a million rows, far beyond any monthly statement. */
+export const MAX_STATEMENT_BYTES = 64 * 1024 * 1024;
+/** Most data rows in one import (one database transaction). */
+export const MAX_STATEMENT_ROWS = 500_000;
+/** The transactions table's limit, in characters (code points). */
+export const MAX_DESCRIPTION_CHARS = 2000;
+/** The header names, in this order; `vendor` is optional. */
+export const STATEMENT_COLUMNS = ['date', 'description', 'amount', 'vendor'] as const;
+const REQUIRED_COLUMNS = 3;
+/** How much of a bad value a problem quotes. */
+const SHOWN_CHARS = 40;
+/** A bank line may clear this many days before or after the date an expense was recorded with. */
+export const RECORDED_MATCH_DAYS = 5;
+
+/** One data row of a statement, validated. `amountCents` is signed: negative is money out. */
+export interface StatementRow {
+  /** Position among the data rows, from 1 (the header is not counted). */
+  row: number;
+  date: string;
+  description: string;
+  amountCents: bigint;
+  vendorName: string | null;
+}
+
+/** Why a statement is refused: a problem with one data row (`row`), or with the whole file (`row` null). */
+export interface StatementProblem {
+  row: number | null;
+  message: string;
+}
+
+/** A statement that cannot be imported; nothing was written. `problems` lists every bad row, in order. */
+export class StatementRefused extends Error {
+  override name = 'StatementRefused';
+  constructor(readonly problems: StatementProblem[]) {
+    super(problems.map(describeProblem).join('; '));
+    if (problems.length === 0) throw new Error('StatementRefused: needs at least one problem');
+  }
+}
+
+/** `row 7: amount "12,5" is not a number`, or the file's problem as it is. */
+export function describeProblem(problem: StatementProblem): string {
+  return problem.row === null ? problem.message : `row ${problem.row}: ${problem.message}`;
+}
+
+const refuseFile = (message: string) => new StatementRefused([{ row: null, message }]);
+
+/**
+ * Reads and checks a whole statement file (its bytes): every data row valid, or
+ * StatementRefused naming every bad row (or the one problem of the file: empty, no header,
+ * no data rows, too big, not UTF-8 at all).
+ */
+export function parseStatement(bytes: Uint8Array): StatementRow[] {
+  if (bytes.byteLength === 0) throw refuseFile('the file is empty');
+  if (bytes.byteLength > MAX_STATEMENT_BYTES) throw refuseFile(`the file is over ${MAX_STATEMENT_BYTES / 1024 / 1024} MiB; split the statement`);
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw refuseFile('the file is UTF-16; save it as UTF-8');
+  }
+  const records = parseCsv(bytes);
+  // Blank lines at the end are an editor's habit, not rows.
+  while (records.length > 0 && records[records.length - 1]!.blank) records.pop();
+  const header = records[0];
+  if (!header) throw refuseFile('the file is empty');
+  const columns = checkHeader(header);
+  const data = records.slice(1);
+  if (data.length === 0) throw refuseFile('the file has a header row but no data rows');
+  if (data.length > MAX_STATEMENT_ROWS) throw refuseFile(`the file has ${data.length} data rows; at most ${MAX_STATEMENT_ROWS} are imported at once: split the statement`);
+
+  const rows: StatementRow[] = [];
+  const problems: StatementProblem[] = [];
+  data.forEach((record, index) => {
+    const checked = checkRow(record, index + 1, columns);
+    if (typeof checked === 'string') problems.push({ row: index + 1, message: checked });
+    else rows.push(checked);
+  });
+  if (problems.length > 0) throw new StatementRefused(problems);
+  return rows;
+}
+
+/** The number of columns the header declares (3, or 4 with vendor); refuses any other header. */
+function checkHeader(header: CsvRecord): number {
+  const names = header.fields.map((field) => field.toLowerCase());
+  const matches =
+    header.problems.length === 0 &&
+    (names.length === REQUIRED_COLUMNS || names.length === STATEMENT_COLUMNS.length) &&
+    names.every((name, column) => name === STATEMENT_COLUMNS[column]);
+  if (matches) return names.length;
+  if (header.problems.includes(CSV_PROBLEMS.invalidUtf8)) throw refuseFile('the header row is not valid UTF-8: save the file as UTF-8');
+  const expected = 'the first row must be the header date,description,amount or date,description,amount,vendor';
+  if (header.fields[0] !== undefined && isIsoDate(header.fields[0].trim())) throw refuseFile(`${expected}; it is missing (the file starts with a data row)`);
+  throw refuseFile(`${expected} (found ${show(header.fields.join(','))})`);
+}
+
+/** The row, or what is wrong with it (every problem of the row, on one line). */
+function checkRow(record: CsvRecord, row: number, columns: number): StatementRow | string {
+  if (record.problems.length > 0) return record.problems.join('; ');
+  if (record.blank) return 'is a blank line';
+  if (record.fields.length !== columns) {
+    return `has ${record.fields.length} ${record.fields.length === 1 ? 'column' : 'columns'}; the header has ${columns}`;
+  }
+  const [dateField = '', descriptionField = '', amountField = '', vendorField = ''] = record.fields;
+  const problems: string[] = [];
+
+  const date = dateField.trim();
+  if (date === '') problems.push('date is empty');
+  else if (!isIsoDate(date)) problems.push(`date ${show(dateField)} is not a date written YYYY-MM-DD`);
+
+  // Line breaks inside a quoted description are kept, written as LF whatever the file used, so
+  // the same statement saved either way is the same rows.
+  const description = descriptionField.replace(/\r\n?/g, '\n').trim();
+  const descriptionProblem = textProblem(description);
+  if (description === '') problems.push('description is empty');
+  else if (charCount(description) > MAX_DESCRIPTION_CHARS) problems.push(`description is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  else if (descriptionProblem) problems.push(`description ${show(description)} ${descriptionProblem}`);
+
+  const amount = parseStatementAmount(amountField);
+  if (typeof amount === 'string') problems.push(amount);
+
+  const vendorName = vendorField.trim();
+  if (looksSplitAtThousands(amountField, vendorName)) {
+    problems.push(`amount ${show(amountField)} and vendor ${show(vendorName)} look like one amount split at a thousands separator; write amounts without separators (-1200.00)`);
+  } else if (vendorName !== '') {
+    const problem = vendorNameProblem(vendorName);
+    if (problem) problems.push(`vendor ${show(vendorName)} ${problem}`);
+  }
+
+  if (problems.length > 0 || typeof amount === 'string') return problems.join('; ');
+  return { row, date, description, amountCents: amount, vendorName: vendorName === '' ? null : vendorName };
+}
+
+const AMOUNT = /^(-?)([0-9]{1,30})(?:\.([0-9]+))?$/;
+const GROUPED_AMOUNT = /^-?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,2})?$/;
+const WHOLE_AMOUNT = /^-?[0-9]{1,3}$/;
+const THOUSANDS_GROUP = /^[0-9]{3}(?:\.[0-9]{1,2})?$/;
+
+/**
+ * `-1,200.00` left unquoted reaches us as amount `-1` and vendor `200.00`: a whole amount of
+ * at most three digits followed by a "vendor" that is a group of three digits (with cents).
+ * Read as it stands it would book a dollar and name a vendor "200.00", so the row is refused.
+ */
+function looksSplitAtThousands(amountField: string, vendorName: string): boolean {
+  return WHOLE_AMOUNT.test(amountField.trim()) && THOUSANDS_GROUP.test(vendorName);
+}
+
+/**
+ * A statement amount in signed cents: `-23.45` is money out. Up to 2 decimals, no thousands
+ * separators, no currency symbol, never zero. Returns the problem as text when it is not one.
+ */
+export function parseStatementAmount(field: string): bigint | string {
+  const text = field.trim();
+  if (text === '') return 'amount is empty';
+  const match = AMOUNT.exec(text);
+  if (!match && GROUPED_AMOUNT.test(text)) return `amount ${show(field)} has thousands separators; write it without them (${text.replace(/,/g, '')})`;
+  if (!match) return `amount ${show(field)} is not a number`;
+  const [, sign, whole = '', fraction = ''] = match;
+  if (fraction.length > 2) return `amount ${show(field)} has more than 2 decimals`;
+  const magnitude = BigInt(whole + fraction.padEnd(2, '0'));
+  if (magnitude === 0n) return `amount ${show(field)} is zero`;
+  if (magnitude >= AMOUNT_CEILING_CENTS) return `amount ${show(field)} is too large`;
+  return sign === '-' ? -magnitude : magnitude;
+}
+
+function charCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** A value quoted for a message: shortened, and nothing in it that acts on a terminal. */
+function show(value: string): string {
+  const chars = [...value];
+  const shown = chars.length > SHOWN_CHARS ? `${chars.slice(0, SHOWN_CHARS).join('')}…` : value;
+  return `"${shown.replace(UNSAFE_TO_SHOW, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`)}"`;
+}
+
+/**
+ * A row's identity across imports: SHA-256 (hex) of the business, date, signed amount,
+ * description (case-folded, runs of white space as one space) and the row's position among
+ * the file's rows with that same date, amount and description (1 for the first). Two
+ * identical coffees on one day are two rows; the same statement imported again, or one that
+ * overlaps it, gives the same fingerprints, even when the bank's export changed the
+ * description's case or spacing.
+ */
+export function importFingerprint(businessId: string, row: Pick<StatementRow, 'date' | 'amountCents' | 'description'>, position: number): string {
+  if (!Number.isSafeInteger(position) || position < 1) throw new Error(`importFingerprint: bad position ${position}`);
+  return createHash('sha256')
+    .update(JSON.stringify([businessId, row.date, row.amountCents.toString(), descriptionKey(row.description), position]))
+    .digest('hex');
+}
+
+/** The description as rows are told apart: case-folded, white space collapsed. */
+function descriptionKey(description: string): string {
+  return foldName(description.replace(/\s+/gu, ' ').trim());
+}
+
+export interface BankImportInput {
+  businessId: string;
+  /** For the audit row: the file's name as given, without its folder. */
+  fileName: string;
+  rows: readonly StatementRow[];
+}
+
+export interface BankImportOptions {
+  /** Called after every `progressEvery` rows (not after the last): rows done, rows in all. */
+  onProgress?: (done: number, total: number) => void;
+  progressEvery?: number;
+  /** Where proposals come from; the categoriser of src/books/categorise unless a test says otherwise. */
+  categoriserFor?: (db: Db, businessId: string) => Categoriser;
+}
+
+export interface BankImportResult {
+  businessId: string;
+  businessName: string;
+  /** Data rows in the file. */
+  rows: number;
+  /** New transactions: queued + moneyIn. */
+  imported: number;
+  /** Rows whose fingerprint was already in the books. */
+  duplicates: number;
+  /**
+   * Money-out rows matching an expense already recorded (POST /expenses): same amount, dated
+   * within RECORDED_MATCH_DAYS, same vendor when the file names one. Not queued (accepting
+   * would book the expense twice); the expense takes the row's fingerprint, so it is matched
+   * once and a later import of the row is a duplicate.
+   */
+  alreadyRecorded: number;
+  /** New money-out rows, each now waiting in the review queue. */
+  queued: number;
+  /** New money-in rows, recorded uncategorised (no review item). */
+  moneyIn: number;
+}
+
+export const DEFAULT_PROGRESS_EVERY = 5000;
+
+const SOURCE: TransactionSource = 'csv';
+const OUT: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'out', status: 'pending' };
+const IN: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'in', status: 'uncategorized' };
+
+/**
+ * Imports checked statement rows into a business, in one transaction: every row whose
+ * fingerprint the business does not have yet is taken. Money out (negative) that matches an
+ * expense already recorded is that expense (it takes the fingerprint; see alreadyRecorded);
+ * any other money out becomes a `pending` transaction (source csv) with a review item holding
+ * the categoriser's proposal, the proposal's rationale also on the transaction, and its vendor
+ * found or created by exact name. Money in is `uncategorized`, with no review item and no
+ * vendor (a payer is not a vendor). Nothing is posted and the categoriser is not taught: these
+ * rows are not booked yet. A new money-out row dated in a closed period could never be
+ * accepted, so such rows refuse the whole file (StatementRefused naming each). One audit row
+ * (bank.import) records the counts.
+ */
+export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: BankImportInput, options: BankImportOptions = {}): BankImportResult {
+  const every = options.progressEvery ?? DEFAULT_PROGRESS_EVERY;
+  if (!Number.isSafeInteger(every) || every < 1) throw new Error(`importBankStatement: bad progressEvery ${every}`);
+  if (input.rows.length === 0) throw new Error('importBankStatement: no rows (parseStatement refuses such a file)');
+  return inTransaction(db, () => {
+    const business = getBusiness(db, input.businessId);
+    const categoriser = (options.categoriserFor ?? categoriserFor)(db, business.id);
+    const businessAccounts = new Set(all<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ?', business.id).map((account) => account.id));
+    const closedThrough = lockedThrough(db, business.id);
+    const recordedExpenses = recordedExpenseMatcher(db, business.id, input.rows);
+    const vendorIds = new Map<string, string>();
+    const seen = new Map<string, number>();
+    const createdAt = nowIso(clock);
+    const problems: StatementProblem[] = [];
+    let duplicates = 0;
+    let alreadyRecorded = 0;
+    let queued = 0;
+    let moneyIn = 0;
+
+    const queueRow = (row: StatementRow, amountCents: bigint, fingerprint: string): void => {
+      let vendorId: string | null = null;
+      if (row.vendorName !== null) {
+        vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
+        vendorIds.set(row.vendorName, vendorId);
+      }
+      const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
+      assertProposal(proposal, businessAccounts);
+      const transactionId = newId();
+      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
+      run(
+        db,
+        `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        newId(),
+        business.id,
+        transactionId,
+        proposal.accountId,
+        proposal.confidence,
+        proposal.rationale,
+        createdAt,
+      );
+    };
+
+    input.rows.forEach((row, index) => {
+      assertRow(row);
+      const sameKey = JSON.stringify([row.date, row.amountCents.toString(), descriptionKey(row.description)]);
+      const position = (seen.get(sameKey) ?? 0) + 1;
+      seen.set(sameKey, position);
+      const fingerprint = importFingerprint(business.id, row, position);
+      if (one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', business.id, fingerprint)) {
+        duplicates += 1;
+      } else if (row.amountCents < 0n) {
+        const amountCents = -row.amountCents;
+        const recorded = recordedExpenses.take(row, amountCents);
+        if (recorded !== undefined) {
+          run(db, 'UPDATE transactions SET import_fingerprint = ? WHERE id = ? AND import_fingerprint IS NULL', fingerprint, recorded);
+          alreadyRecorded += 1;
+        } else if (closedThrough !== null && row.date <= closedThrough) {
+          problems.push({ row: row.row, message: `date ${row.date} falls in a closed period (locked through ${closedThrough}): it could never be booked` });
+        } else {
+          queueRow(row, amountCents, fingerprint);
+          queued += 1;
+        }
+      } else {
+        insertImported(db, { id: newId(), businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...IN, rationale: null, fingerprint, createdAt });
+        moneyIn += 1;
+      }
+      const done = index + 1;
+      if (options.onProgress && done % every === 0 && done < input.rows.length) options.onProgress(done, input.rows.length);
+    });
+    // Throwing rolls back every row written above: all rows or none.
+    if (problems.length > 0) throw new StatementRefused(problems);
+
+    const imported = queued + moneyIn;
+    if (imported + duplicates + alreadyRecorded !== input.rows.length) throw new Error('importBankStatement: every row is imported, a duplicate or already recorded');
+    recordAudit(db, clock, actor, {
+      tenantId: business.tenantId,
+      businessId: business.id,
+      action: 'bank.import',
+      subjectType: 'business',
+      subjectId: business.id,
+      detail: { file: input.fileName, rows: input.rows.length, imported, duplicates, alreadyRecorded, queued },
+    });
+    return { businessId: business.id, businessName: business.name, rows: input.rows.length, imported, duplicates, alreadyRecorded, queued, moneyIn };
+  });
+}
+
+/** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
+export function dayWithinYears(date: string, days: number): string {
+  const moved = addDays(date, days);
+  if (isIsoDate(moved)) return moved;
+  return days < 0 ? '0000-01-01' : '9999-12-31';
+}
+
+/** A posted expense not yet matched to a bank line, as the matcher holds it. */
+interface RecordedExpense {
+  id: string;
+  date: string;
+  vendorKey: string | null;
+  createdAt: string;
+}
+
+/**
+ * The bank's record of an expense already posted: the expenses of the business (not from an
+ * import, not yet matched to a bank line, imported or queued) dated within RECORDED_MATCH_DAYS of the file's rows, held by amount.
+ * `take` finds the one a money-out row is: the same amount, dated within RECORDED_MATCH_DAYS,
+ * the same vendor (by name_key) when the row names one; the nearest in date, then the first
+ * recorded. A taken expense is not offered again.
+ */
+function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly StatementRow[]) {
+  const dates = rows.map((row) => row.date).sort();
+  const byAmount = new Map<bigint, RecordedExpense[]>();
+  const candidates = all<{ id: string; txn_date: string; amount_cents: bigint; vendor_key: string | null; created_at: string }>(
+    db,
+    `SELECT t.id, t.txn_date, t.amount_cents, v.name_key AS vendor_key, t.created_at
+     FROM transactions t LEFT JOIN vendors v ON v.id = t.vendor_id
+     WHERE t.business_id = ? AND t.txn_date BETWEEN ? AND ? AND t.direction = 'out'
+       AND t.import_fingerprint IS NULL AND t.journal_entry_id IS NOT NULL
+       -- An expense already matched to a queued bank line (src/books/expenses.ts) is that line's.
+       AND NOT EXISTS (SELECT 1 FROM expenses e JOIN review_queue_items q ON q.recorded_expense_id = e.id WHERE e.transaction_id = t.id)
+     ORDER BY t.created_at, t.id`,
+    businessId,
+    dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS),
+    dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS),
+  );
+  for (const row of candidates) {
+    const list = byAmount.get(row.amount_cents) ?? [];
+    list.push({ id: row.id, date: row.txn_date, vendorKey: row.vendor_key, createdAt: row.created_at });
+    byAmount.set(row.amount_cents, list);
+  }
+  return {
+    take(row: StatementRow, amountCents: bigint): string | undefined {
+      const list = byAmount.get(amountCents);
+      if (!list) return undefined;
+      const vendorKey = row.vendorName === null ? null : nameKey(row.vendorName);
+      let best = -1;
+      let bestDistance = Infinity;
+      list.forEach((expense, index) => {
+        if (vendorKey !== null && expense.vendorKey !== vendorKey) return;
+        const distance = Math.abs(daysBetween(expense.date, row.date));
+        // The list is in recording order, so the first at the least distance wins ties.
+        if (distance <= RECORDED_MATCH_DAYS && distance < bestDistance) {
+          best = index;
+          bestDistance = distance;
+        }
+      });
+      if (best < 0) return undefined;
+      return list.splice(best, 1)[0]!.id;
+    },
+  };
+}
+
+interface ImportedTransaction {
+  id: string;
+  businessId: string;
+  row: StatementRow;
+  amountCents: bigint;
+  vendorId: string | null;
+  direction: TransactionDirection;
+  status: TransactionStatus;
+  rationale: string | null;
+  fingerprint: string;
+  createdAt: string;
+}
+
+/** insertTransaction's row plus what only an import has: the fingerprint (and the proposal's rationale). */
+function insertImported(db: Db, t: ImportedTransaction): void {
+  run(
+    db,
+    `INSERT INTO transactions (id, business_id, txn_date, amount_cents, direction, vendor_id, ledger_account_id, status, source,
+       description, rationale, journal_entry_id, created_at, import_fingerprint)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?)`,
+    t.id,
+    t.businessId,
+    t.row.date,
+    t.amountCents,
+    t.direction,
+    t.vendorId,
+    t.status,
+    SOURCE,
+    t.row.description,
+    t.rationale,
+    t.createdAt,
+    t.fingerprint,
+  );
+}
+
+/** What parseStatement guarantees; a row that breaks it is a caller's bug. */
+function assertRow(row: StatementRow): void {
+  const ok =
+    isIsoDate(row.date) &&
+    typeof row.amountCents === 'bigint' &&
+    row.amountCents !== 0n &&
+    (row.amountCents < 0n ? -row.amountCents : row.amountCents) < AMOUNT_CEILING_CENTS &&
+    row.description.length > 0 &&
+    charCount(row.description) <= MAX_DESCRIPTION_CHARS &&
+    textProblem(row.description) === null &&
+    (row.vendorName === null || vendorNameProblem(row.vendorName) === null);
+  if (!ok) throw new Error(`importBankStatement: row ${row.row} was not checked by parseStatement`);
+}
+
+/** A proposal the review queue can hold: an account of this business (or none), a confidence in [0, 1], a bounded rationale. */
+function assertProposal(proposal: ReturnType<Categoriser['propose']>, businessAccounts: ReadonlySet<string>): void {
+  const { accountId, confidence, rationale } = proposal;
+  if (accountId !== null && !businessAccounts.has(accountId)) throw new Error(`categoriser proposed ${accountId}, not an account of this business`);
+  if (confidence !== null && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 1)) throw new Error(`categoriser gave confidence ${String(confidence)}`);
+  if (typeof rationale !== 'string' || charCount(rationale) > MAX_DESCRIPTION_CHARS) throw new Error('categoriser gave a rationale that is not text of at most 2000 characters');
+}

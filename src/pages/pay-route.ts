@@ -1,0 +1,119 @@
+import { getBusiness } from '../books/businesses.js';
+import { findInvoiceByPayToken, type Invoice } from '../books/invoices.js';
+import { isPayTokenShaped, payUrl } from '../books/pay-links.js';
+import { PAY_PAGE_CSP, renderNotFoundPage, renderPayPage, renderTryLaterPage } from './pay.js';
+import { invoicePdf } from '../pdf/invoice-attachment.js';
+import { PdfRenderFailed } from '../pdf/renderer.js';
+import { budgetSubject } from '../http/client-address.js';
+import type { AppContext, AppMiddleware } from '../http/context.js';
+import { markViewedCommand } from '../door/commands/invoices.js';
+import { writeNow } from '../door/door.js';
+import { PAY_PAGE_ACTOR } from '../store/audit.js';
+import type { Services } from '../services.js';
+
+/**
+ * Pay-page requests (the page and its PDF) allowed per client address, an IPv6 client by its
+ * /64, per rate window. A customer opens a page a few times; past this the answer is 429, so no
+ * one holding many links can keep the server drawing PDFs.
+ */
+export const PAY_PAGE_REQUESTS_PER_WINDOW = 300;
+
+/** Seconds a client is asked to wait when a PDF cannot be drawn now. */
+const PDF_RETRY_AFTER_SECONDS = 30;
+
+/** Counts the request against its client's pay-page budget; past it, answers 429 and the route does not run. */
+export function payPageBudget(services: Services): AppMiddleware {
+  return async (ctx, next) => {
+    const usage = services.counters.payPages.count(budgetSubject(ctx.state.client?.address ?? 'unknown'));
+    if (usage.used > PAY_PAGE_REQUESTS_PER_WINDOW) {
+      ctx.set('retry-after', String(Math.max(1, Math.ceil(usage.msBeforeReset / 1000))));
+      return sendPage(ctx, 429, renderTryLaterPage());
+    }
+    await next();
+  };
+}
+
+/**
+ * GET /pay/{token}: the customer's page for one invoice, no key needed (the link is the key).
+ * A sent invoice becomes viewed the first time its page opens. A token that names no invoice,
+ * or an invoice never issued (a draft, or a draft voided), gets one plain 404 page that tells
+ * nothing.
+ */
+export function payPage(services: Services): AppMiddleware {
+  return async (ctx) => {
+    const token = tokenOf(ctx);
+    const invoice = issuedInvoice(services, token);
+    if (!invoice) return sendNotFound(ctx);
+    if (invoice.status === 'sent') writeNow(services, { actor: PAY_PAGE_ACTOR, reach: { kind: 'pay-link', invoiceId: invoice.id } }, markViewedCommand, { invoiceId: invoice.id });
+    const shown = findInvoiceByPayToken(services.db, token)!;
+    sendPage(ctx, 200, renderPayPage({ invoice: shown, businessName: getBusiness(services.db, shown.businessId).name, pdfHref: pdfHref(token) }));
+  };
+}
+
+/**
+ * GET /pay/{token}/invoice.pdf: the same invoice as a PDF download, under the page's rules: a
+ * link that leads nowhere gets the page's own 404. Downloading changes nothing: the page is
+ * what marks an invoice viewed.
+ */
+export function payPagePdf(services: Services): AppMiddleware {
+  return async (ctx) => {
+    const token = tokenOf(ctx);
+    const invoice = issuedInvoice(services, token);
+    if (!invoice) return sendNotFound(ctx);
+    let pdf;
+    try {
+      pdf = await invoicePdf(services.db, invoice, payUrl(services.config.siteUrl, token));
+    } catch (error) {
+      if (!(error instanceof PdfRenderFailed)) throw error;
+      services.log.warn({ invoiceId: invoice.id, err: error }, 'invoice PDF not drawn');
+      ctx.set('retry-after', String(PDF_RETRY_AFTER_SECONDS));
+      return sendPage(ctx, 503, renderTryLaterPage());
+    }
+    ctx.status = 200;
+    ctx.type = pdf.contentType;
+    // The file name is the invoice number (letters, digits and hyphens only): no quoting to escape.
+    ctx.set('content-disposition', `attachment; filename="${pdf.filename}"`);
+    setPageHeaders(ctx);
+    ctx.body = pdf.content;
+  };
+}
+
+/** Relative to the page's own address (…/pay/{token}), so it holds under any site address. */
+function pdfHref(token: string): string {
+  return `${token}/invoice.pdf`;
+}
+
+function tokenOf(ctx: AppContext): string {
+  return (ctx as AppContext & { params: { token: string } }).params.token;
+}
+
+/** The invoice the token names, if its customer was ever given the link. */
+function issuedInvoice(services: Services, token: string): Invoice | undefined {
+  const invoice = isPayTokenShaped(token) ? findInvoiceByPayToken(services.db, token) : undefined;
+  return invoice && wasIssued(invoice) ? invoice : undefined;
+}
+
+/** A draft, or a draft voided before it was sent, was never issued: its customer never had the link. */
+function wasIssued(invoice: { status: string; sentAt: string | null }): boolean {
+  return invoice.status !== 'draft' && invoice.sentAt !== null;
+}
+
+function sendNotFound(ctx: AppContext): void {
+  sendPage(ctx, 404, renderNotFoundPage());
+}
+
+function sendPage(ctx: AppContext, status: number, html: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  setPageHeaders(ctx);
+  ctx.body = html;
+}
+
+function setPageHeaders(ctx: AppContext): void {
+  ctx.set('content-security-policy', PAY_PAGE_CSP);
+  ctx.set('x-content-type-options', 'nosniff');
+  // The token is in the address: no page it leads to may learn it, and no cache may keep it.
+  ctx.set('referrer-policy', 'no-referrer');
+  ctx.set('cache-control', 'no-store');
+  ctx.set('x-frame-options', 'DENY');
+}
