@@ -200,7 +200,7 @@ export interface Principal {
 
 /**
  * Resolves a presented key to its principal, or null for every kind of failure alike:
- * malformed, unknown, revoked, expired (after the end of its day in UTC), or an account
+ * malformed, unknown, revoked, expired (after the end of its day in UTC), or a tenant
  * without API access. Callers must not tell these apart.
  */
 export function authenticateKey(db: Db, clock: Clock, presented: string): Principal | null {
@@ -231,7 +231,7 @@ function frozen(known: KnownKey): KnownKey {
   return Object.freeze(known);
 }
 
-/** A key that is neither revoked nor of an account without API access, with its expiry. */
+/** A key that is neither revoked nor of a tenant without API access, with its expiry. */
 function lookUpKey(db: Db, fingerprint: string): KnownKey | null {
   const row = one<KeyRow>(db, 'SELECT * FROM api_keys WHERE fingerprint = ?', fingerprint);
   if (!row || row.revoked_at !== null) return null;

@@ -1,4 +1,4 @@
-/** Plan tiers: how many active keys an account may hold, and each key's budget per window. */
+/** Plan tiers: how many active keys a tenant may hold, and each key's budget per window. */
 export const PLANS = {
   small: { activeKeys: 2, readsPerWindow: 600, writesPerWindow: 60 },
   middle: { activeKeys: 5, readsPerWindow: 1200, writesPerWindow: 120 },

@@ -16,8 +16,6 @@ import { assertPostingAllowed, postEntry, withPostingFields } from './ledger.js'
  * nothing, so the queue never books it twice.
  */
 
-export const MAX_REVIEW_LIMIT = 100;
-
 /** A waiting item as the queue shows it; amounts are USD cents. */
 export interface ReviewItem {
   id: string;

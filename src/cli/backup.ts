@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type BackupCheck, backupBooks, BackupRefused, type BackupResult, lockBooksForRestore, restoreBooks } from '../db/backup.js';
+import { backupBooks, type BackupResult } from '../db/backup.js';
+import type { BackupCheck } from '../db/backup-check.js';
+import { BackupRefused } from '../db/backup-refusal.js';
 import { recordRestore } from '../door/commands/installation.js';
 import { openDb } from '../db/connection.js';
+import { lockBooksForRestore, restoreBooks } from '../db/restore.js';
 import { action, type CliIo, type CommandContext, migrateBooks, resolveDbPath, writeAsCli } from './context.js';
 import { CheckFailed, UsageError } from './errors.js';
 

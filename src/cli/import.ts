@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { importStatementCommand } from '../door/commands/spending.js';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { describeProblem, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/import/bank-import.js';
+import { describeProblem, MAX_STATEMENT_BYTES, parseStatement, type StatementRow, StatementRefused } from '../books/import/statement.js';
 import { ApiError } from '../errors.js';
 import { id } from './args.js';
 import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';

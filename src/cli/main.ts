@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { registerAccountCommands } from './tenants.js';
+import { registerTenantCommands } from './tenants.js';
 import { registerAuditCommands } from './audit.js';
 import { registerBackupCommands } from './backup.js';
 import { registerBillCommands } from './bills.js';
@@ -44,7 +44,7 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerDemoCommand(program, io);
-  registerAccountCommands(program, io);
+  registerTenantCommands(program, io);
   registerBusinessCommands(program, io);
   registerKeyCommands(program, io);
   registerPeriodCommands(program, io);

@@ -17,17 +17,17 @@ export function describeRateLimit(setting: RateLimitSetting): string {
   }
 }
 
-function describeTenant(account: Tenant): string {
+function describeTenant(tenant: Tenant): string {
   return [
-    `plan ${account.plan} (up to ${PLANS[account.plan].activeKeys} active keys)`,
-    `billing ${account.billingState}`,
-    `API access ${account.apiAccess ? 'on' : 'off'}`,
-    `rate limit ${describeRateLimit(account.rateLimit)}`,
+    `plan ${tenant.plan} (up to ${PLANS[tenant.plan].activeKeys} active keys)`,
+    `billing ${tenant.billingState}`,
+    `API access ${tenant.apiAccess ? 'on' : 'off'}`,
+    `rate limit ${describeRateLimit(tenant.rateLimit)}`,
   ].join(', ');
 }
 
-function printTenant(context: CommandContext, verb: string, account: Tenant): void {
-  context.out.result({ ...account }, [`Account ${verb}: ${account.name}`, `id: ${account.id}`, describeTenant(account)]);
+function printTenant(context: CommandContext, verb: string, tenant: Tenant): void {
+  context.out.result({ ...tenant }, [`Account ${verb}: ${tenant.name}`, `id: ${tenant.id}`, describeTenant(tenant)]);
 }
 
 interface CreateOptions {
@@ -36,12 +36,12 @@ interface CreateOptions {
 }
 
 async function create(options: CreateOptions, context: CommandContext): Promise<void> {
-  const account = await withBooks(
+  const tenant = await withBooks(
     context,
     (db) => writeAsCli(db, context, createAccount, { name: options.name, plan: options.plan ?? 'small' }),
     'create',
   );
-  printTenant(context, 'created', account);
+  printTenant(context, 'created', tenant);
 }
 
 interface SetOptions {
@@ -66,11 +66,11 @@ async function set(options: SetOptions, context: CommandContext): Promise<void> 
   if (Object.keys(changes).length === 0) {
     throw new UsageError('account set: nothing to change; give --billing, --api-access, --plan or --rate-limit');
   }
-  const account = await withBooks(context, (db) => writeAsCli(db, context, updateAccount, { id: options.id, changes }));
-  printTenant(context, 'updated', account);
+  const tenant = await withBooks(context, (db) => writeAsCli(db, context, updateAccount, { id: options.id, changes }));
+  printTenant(context, 'updated', tenant);
 }
 
-export function registerAccountCommands(program: Command, io: CliIo): void {
+export function registerTenantCommands(program: Command, io: CliIo): void {
   const group = program.command('account').description('create and change accounts (the firms hosted here)');
   group
     .command('create')

@@ -3,7 +3,8 @@ import { isIsoDate } from '../dates.js';
 import type { Db } from '../db/connection.js';
 import { FRESH_RATE_DAYS, rateOnOrBefore, type RateLookUp, usableRate } from '../books/fx.js';
 import { FOREIGN_CURRENCIES, type ForeignCurrency } from '../money.js';
-import { fetchUsdRates, type FetchRatesOptions, type QuotedRates, RateProviderError, type RateProvider } from './provider.js';
+import { fetchUsdRates, type FetchRatesOptions, type QuotedRates, type RateProvider } from './provider.js';
+import { RateProviderError } from './provider-error.js';
 import type { StoredQuote } from './store.js';
 import type { FxProvider } from '../config.js';
 

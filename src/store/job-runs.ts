@@ -1,6 +1,6 @@
 import { nowIso, type Clock } from '../clock.js';
 import type { Db } from '../db/connection.js';
-import { all, one, run } from '../db/statements.js';
+import { one, run } from '../db/statements.js';
 
 /**
  * What each job last did, kept in the books file (job_runs, migration 0008) so `daybook jobs
@@ -108,12 +108,6 @@ function toRecord(row: JobRunRow): JobRunRecord {
     failures: Number(row.failures),
     nextRunAt: row.next_run_at,
   };
-}
-
-/** Every job that has a record, in JOB_NAMES order. */
-export function listJobRuns(db: Db): JobRunRecord[] {
-  const rows = all<JobRunRow>(db, 'SELECT * FROM job_runs');
-  return rows.map(toRecord).sort((a, b) => JOB_NAMES.indexOf(a.name) - JOB_NAMES.indexOf(b.name));
 }
 
 export function findJobRun(db: Db, name: JobName): JobRunRecord | undefined {

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { CLI_ACTOR } from '../store/audit.js';
-import { importBankStatement, parseStatement } from '../books/import/bank-import.js';
+import { importBankStatement } from '../books/import/bank-import.js';
+import { parseStatement } from '../books/import/statement.js';
 import { createBill, payBill } from '../books/bills.js';
 import type { Business } from '../books/businesses.js';
 import { listPostableAccounts } from '../books/chart.js';
@@ -14,6 +15,7 @@ import { ensureServerSecrets } from '../store/secrets.js';
 import { findOrCreateVendor } from '../books/vendors.js';
 import { type Clock, todayUtc } from '../clock.js';
 import type { Db } from '../db/connection.js';
+import { parseCents } from '../money.js';
 import { batch } from '../door/door.js';
 import { run } from '../db/statements.js';
 import { ApiError } from '../errors.js';
@@ -117,7 +119,7 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
       recordExpense(db, clock, CLI_ACTOR, {
         business: of,
         date: expense.date,
-        amountCents: BigInt(expense.amountCents),
+        amountCents: parseCents(expense.amountCents),
         vendor: { name: expense.vendor },
         accountId: account(of, expense.account, `${path}.account`),
         ...(expense.memo !== undefined ? { memo: expense.memo } : {}),
@@ -135,7 +137,7 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
         ...(invoice.currency !== undefined ? { currency: invoice.currency } : {}),
         ...(invoice.taxRatePercent !== undefined ? { taxRatePercent: invoice.taxRatePercent } : {}),
         ...(invoice.memo !== undefined ? { memo: invoice.memo } : {}),
-        lines: invoice.lines.map((line, index) => ({ ...line, unitPriceCents: BigInt(line.unitPriceCents), accountId: account(of, line.account, `${path}.lines.${index}.account`) })),
+        lines: invoice.lines.map((line, index) => ({ ...line, unitPriceCents: parseCents(line.unitPriceCents), accountId: account(of, line.account, `${path}.lines.${index}.account`) })),
       });
       if (invoice.void) {
         if (invoice.sent === false) throw new FixtureError(`fixture: ${path}.sent: a voided invoice is sent first; leave out "sent" or set it to true`);
@@ -150,7 +152,7 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
       }
       sendInvoice(db, clock, CLI_ACTOR, invoiceId, { siteUrl });
       each(invoice.payments, `${path}.payments`, (payment) =>
-        recordPayment(db, clock, CLI_ACTOR, { invoiceId, amountCents: BigInt(payment.amountCents), method: payment.method, paidAt: payment.paidAt ?? todayUtc(clock) }),
+        recordPayment(db, clock, CLI_ACTOR, { invoiceId, amountCents: parseCents(payment.amountCents), method: payment.method, paidAt: payment.paidAt ?? todayUtc(clock) }),
       );
     });
     each(fixture.bills, 'bills', (bill, path) => {
@@ -161,10 +163,10 @@ export function loadFixture(db: Db, clock: Clock, tenantId: string, businesses: 
         number: bill.number,
         issueDate: bill.issueDate,
         dueDate: bill.dueDate,
-        amountCents: BigInt(bill.amountCents),
+        amountCents: parseCents(bill.amountCents),
         accountId: account(of, bill.account, `${path}.account`),
       });
-      each(bill.payments, `${path}.payments`, (payment) => payBill(db, clock, CLI_ACTOR, { billId: created.id, amountCents: BigInt(payment.amountCents), ...(payment.date !== undefined ? { date: payment.date } : {}) }));
+      each(bill.payments, `${path}.payments`, (payment) => payBill(db, clock, CLI_ACTOR, { billId: created.id, amountCents: parseCents(payment.amountCents), ...(payment.date !== undefined ? { date: payment.date } : {}) }));
     });
     each(fixture.bankStatements, 'bankStatements', (statement, path) =>
       importBankStatement(db, clock, CLI_ACTOR, { businessId: business(statement.business, path).id, fileName: `fixture-${path}.csv`, rows: parseStatement(Buffer.from(statement.csv, 'utf8')) }),

@@ -17,7 +17,7 @@ describe('daybook account', () => {
   beforeEach(() => (cli = new CliHarness()));
   afterEach(() => cli.cleanup());
 
-  const accountRow = (id: string) => cli.withDb((db) => one<TenantRow>(db, 'SELECT * FROM tenants WHERE id = ?', id));
+  const tenantRow = (id: string) => cli.withDb((db) => one<TenantRow>(db, 'SELECT * FROM tenants WHERE id = ?', id));
 
   describe('account create', () => {
     it('creates a small-plan account on a fresh file and prints its id', async () => {
@@ -26,15 +26,15 @@ describe('daybook account', () => {
       const id = /^id: (\S+)$/m.exec(result.stdout)?.[1];
       expect(result.stdout).to.contain('Account created: Harbor & Pine');
       expect(result.stderr).to.equal('');
-      expect(accountRow(id!)).to.include({ name: 'Harbor & Pine', plan: 'small', billing_state: 'active', rate_limit_mode: 'plan' });
+      expect(tenantRow(id!)).to.include({ name: 'Harbor & Pine', plan: 'small', billing_state: 'active', rate_limit_mode: 'plan' });
     });
 
     it('prints {id, ...account} with --json', async () => {
-      const account = await cli.json<Record<string, unknown>>(['account', 'create', '--name', 'Firm', '--plan', 'middle']);
-      expect(account).to.include({ name: 'Firm', plan: 'middle', apiAccess: true, billingState: 'active', createdAt: '2026-03-15T12:00:00.000Z' });
-      expect(account.id).to.be.a('string');
-      expect(account.rateLimit).to.deep.equal({ mode: 'plan' });
-      expect(accountRow(account.id as string)?.plan).to.equal('middle');
+      const tenant = await cli.json<Record<string, unknown>>(['account', 'create', '--name', 'Firm', '--plan', 'middle']);
+      expect(tenant).to.include({ name: 'Firm', plan: 'middle', apiAccess: true, billingState: 'active', createdAt: '2026-03-15T12:00:00.000Z' });
+      expect(tenant.id).to.be.a('string');
+      expect(tenant.rateLimit).to.deep.equal({ mode: 'plan' });
+      expect(tenantRow(tenant.id as string)?.plan).to.equal('middle');
     });
 
     it('refuses a missing --name, a blank or over-long name, and an unknown plan (exit 2)', async () => {
@@ -61,22 +61,22 @@ describe('daybook account', () => {
       const result = await cli.run(['account', 'set', '--id', id, '--billing', 'past_due', '--api-access', 'off', '--plan', 'large']);
       expectOk(result);
       expect(result.stdout).to.contain('Account updated');
-      expect(accountRow(id)).to.include({ billing_state: 'past_due', api_access: 0n, plan: 'large' });
+      expect(tenantRow(id)).to.include({ billing_state: 'past_due', api_access: 0n, plan: 'large' });
     });
 
     it('sets custom rate budgets, then back to the plan, then off', async () => {
       const id = await cli.createAccount();
       const custom = await cli.json(['account', 'set', '--id', id, '--rate-limit', '100000/10000']);
       expect(custom.rateLimit).to.deep.equal({ mode: 'custom', readsPerWindow: 100000, writesPerWindow: 10000 });
-      expect(accountRow(id)).to.include({ rate_limit_mode: 'custom', rate_limit_reads: 100000n, rate_limit_writes: 10000n });
+      expect(tenantRow(id)).to.include({ rate_limit_mode: 'custom', rate_limit_reads: 100000n, rate_limit_writes: 10000n });
 
       expectOk(await cli.run(['account', 'set', '--id', id, '--rate-limit', 'plan']));
-      expect(accountRow(id)).to.include({ rate_limit_mode: 'plan', rate_limit_reads: null, rate_limit_writes: null });
+      expect(tenantRow(id)).to.include({ rate_limit_mode: 'plan', rate_limit_reads: null, rate_limit_writes: null });
 
       const off = await cli.run(['account', 'set', '--id', id, '--rate-limit', 'off']);
       expectOk(off);
       expect(off.stdout).to.contain('rate limit off');
-      expect(accountRow(id)).to.include({ rate_limit_mode: 'off', rate_limit_reads: null, rate_limit_writes: null });
+      expect(tenantRow(id)).to.include({ rate_limit_mode: 'off', rate_limit_reads: null, rate_limit_writes: null });
     });
 
     it('refuses a call with no change option (exit 2)', async () => {
@@ -88,7 +88,7 @@ describe('daybook account', () => {
       it(`refuses --rate-limit ${bad} (exit 2)`, async () => {
         const id = await cli.createAccount();
         expectBadArguments(await cli.run(['account', 'set', '--id', id, '--rate-limit', bad]), /--rate-limit/);
-        expect(accountRow(id)?.rate_limit_mode).to.equal('plan');
+        expect(tenantRow(id)?.rate_limit_mode).to.equal('plan');
       });
     }
 
@@ -104,7 +104,7 @@ describe('daybook account', () => {
       const id = await cli.createAccount(['--plan', 'middle']);
       for (let n = 0; n < 3; n += 1) await cli.createKey(id);
       expectBadArguments(await cli.run(['account', 'set', '--id', id, '--plan', 'small']), /3 active keys/);
-      expect(accountRow(id)?.plan).to.equal('middle');
+      expect(tenantRow(id)?.plan).to.equal('middle');
     });
 
     it('prints the updated account as one JSON object', async () => {

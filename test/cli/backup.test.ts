@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { join } from 'node:path';
 import { migrations } from '../../src/db/migrations/index.js';
 import { osUserName } from '../../src/store/audit.js';
-import { checkBackupFile } from '../../src/db/backup.js';
+import { checkBackupFile } from '../../src/db/backup-check.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { buildApiTenant } from '../support/api.js';
 import { migrateThrough } from '../support/db.js';

@@ -9,7 +9,11 @@ import { migrations } from '../../src/db/migrations/index.js';
 import type { Business } from '../../src/books/businesses.js';
 import { trialBalance } from '../../src/books/reports/statements.js';
 import { type FixedClock } from '../../src/clock.js';
-import { backupBooks, BackupRefused, checkBackupFile, restoreBooks, runScheduledBackup } from '../../src/db/backup.js';
+import { backupBooks } from '../../src/db/backup.js';
+import { checkBackupFile } from '../../src/db/backup-check.js';
+import { BackupRefused } from '../../src/db/backup-refusal.js';
+import { restoreBooks } from '../../src/db/restore.js';
+import { runScheduledBackup } from '../../src/db/scheduled-backup.js';
 import { type Db, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/log.js';
@@ -19,8 +23,9 @@ import { buildBusiness, postDeposit, testClock } from '../support/factories.js';
 import { captureLog } from '../support/log-capture.js';
 
 /**
- * Backups and restores of a books file (src/db/backup.ts): the online backup and its checks,
- * the daily job's names and retention, and every refusal of a restore.
+ * Backups and restores of a books file (src/db/backup.ts, backup-check.ts, restore.ts,
+ * scheduled-backup.ts): the online backup and its checks, the daily job's names and retention,
+ * and every refusal of a restore.
  */
 
 const LATEST = migrations.map((migration) => migration.name);

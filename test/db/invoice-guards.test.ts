@@ -78,8 +78,10 @@ describe('invoice guards (migration 20261123_0005)', () => {
 
   it('lets a draft change (nothing is posted yet)', () => {
     const id = invoice('draft');
-    raw.prepare("UPDATE invoices SET memo = 'still a draft' WHERE id = ?").run(id);
-    raw.prepare("UPDATE invoice_lines SET description = 'Different work' WHERE invoice_id = ?").run(id);
+    expect(raw.prepare("UPDATE invoices SET memo = 'still a draft' WHERE id = ?").run(id).changes).to.equal(1);
+    expect(raw.prepare("UPDATE invoice_lines SET description = 'Different work', amount_cents = 500 WHERE invoice_id = ?").run(id).changes).to.equal(1);
+    expect(row(id)).to.include({ status: 'draft', sent_at: null, memo: 'still a draft' });
+    expect(raw.prepare('SELECT description, amount_cents FROM invoice_lines WHERE invoice_id = ?').all(id)).to.deep.equal([{ description: 'Different work', amount_cents: 500 }]);
   });
 
   it('refuses adding, changing or removing a sent invoice\'s lines', () => {

@@ -1,7 +1,8 @@
 import { CLI_ACTOR } from '../../src/store/audit.js';
 import fc from 'fast-check';
 import { acceptReviewItem } from '../../src/books/review.js';
-import { importBankStatement, type StatementRow } from '../../src/books/import/bank-import.js';
+import { importBankStatement } from '../../src/books/import/bank-import.js';
+import type { StatementRow } from '../../src/books/import/statement.js';
 import { createBill, payBill } from '../../src/books/bills.js';
 import type { Business } from '../../src/books/businesses.js';
 import { systemAccountId } from '../../src/books/chart.js';

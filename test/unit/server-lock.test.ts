@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadConfig } from '../../src/config.js';
-import { acquireServerLock, ServerLockError } from '../../src/db/server-lock.js';
+import { acquireServerLock, lockPath, ServerLockError } from '../../src/db/server-lock.js';
 import { createLogger } from '../../src/log.js';
 import { projectRoot } from '../../src/paths.js';
 import { startServer } from '../../src/server.js';
@@ -39,9 +39,12 @@ describe('the server lock (one server per books file)', () => {
 
   const exited = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
 
-  it('takes a free lock and gives it back on release', () => {
-    acquireServerLock(books)();
-    acquireServerLock(books)();
+  it('takes a free lock and gives it back on release', async () => {
+    const release = acquireServerLock(books);
+    expect(existsSync(lockPath(books))).to.equal(true);
+    expect(await otherProcess().said).to.equal('refused');
+    release();
+    expect(await otherProcess().said).to.equal('held');
   });
 
   it('refuses a second taker in the same process while the first holds it', () => {
@@ -74,7 +77,11 @@ describe('the server lock (one server per books file)', () => {
     const gone = exited(child);
     child.kill('SIGKILL');
     await gone;
-    acquireServerLock(books)();
+    // The dead holder's lock file is still there; only the kernel's lock counted, and it is gone.
+    expect(existsSync(lockPath(books))).to.equal(true);
+    const release = acquireServerLock(books);
+    expect(await otherProcess().said).to.equal('refused');
+    release();
   });
 
   it('lets exactly one of several processes starting at once take it', async function () {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { recordExpenseCommand } from '../../door/commands/spending.js';
 import { validationFailed } from '../../errors.js';
 import { defineWrite } from '../../http/operation.js';
+import { parseCents } from '../../money.js';
 import { EntityId, IsoDate, Nullable, PositiveCents, Strict, Text, Uuid, VendorName } from '../schemas/common.js';
 
 export const CreateExpenseBody = Strict({
@@ -34,7 +35,7 @@ export const createExpense = defineWrite({
     entityId: body.entityId,
     expense: {
       date: body.date,
-      amountCents: BigInt(body.amountCents),
+      amountCents: parseCents(body.amountCents),
       vendor: expenseVendor(body.vendorName, body.vendorId),
       accountId: body.accountId,
       ...(body.memo !== undefined ? { memo: body.memo } : {}),

@@ -5,7 +5,7 @@ import { todayUtc } from '../../clock.js';
 import type { Db } from '../../db/connection.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
-import { money } from '../../money.js';
+import { money, parseCents } from '../../money.js';
 import { createInvoiceCommand, recordPaymentCommand, remindInvoiceCommand, sendInvoiceCommand } from '../../door/commands/invoices.js';
 import {
   BooleanParam,
@@ -180,7 +180,7 @@ export const createInvoice = defineWrite({
     entityId: body.entityId,
     invoice: {
       customerId: body.customerId,
-      lines: body.lines.map((line) => ({ ...line, unitPriceCents: BigInt(line.unitPriceCents) })),
+      lines: body.lines.map((line) => ({ ...line, unitPriceCents: parseCents(line.unitPriceCents) })),
       ...(body.issueDate !== undefined ? { issueDate: body.issueDate } : {}),
       ...(body.dueDate !== undefined ? { dueDate: body.dueDate } : {}),
       ...(body.paymentTermsDays !== undefined ? { paymentTermsDays: body.paymentTermsDays } : {}),
@@ -318,7 +318,7 @@ export const recordPaymentOperation = defineWrite({
   command: recordPaymentCommand,
   input: ({ params, body, services }) => ({
     invoiceId: params.id,
-    amountCents: BigInt(body.amountCents),
+    amountCents: parseCents(body.amountCents),
     method: body.method,
     paidAt: body.paidAt ?? todayUtc(services.clock),
     ...(body.memo !== undefined ? { memo: body.memo } : {}),

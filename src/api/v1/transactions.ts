@@ -10,7 +10,7 @@ import {
 import { notFound, validationFailed } from '../../errors.js';
 import { pageRequestOf } from './paging.js';
 import { defineRead } from '../../http/operation.js';
-import { usd } from '../../money.js';
+import { parseCents, usd } from '../../money.js';
 import {
   CursorParam,
   DigitString,
@@ -99,8 +99,8 @@ export const listTransactions = defineRead({
   scope: ({ query }) => ({ business: query.entityId }),
   handle({ services, query, reached }) {
     const business = reached.business!;
-    const minCents = query.minCents === undefined ? undefined : BigInt(query.minCents);
-    const maxCents = query.maxCents === undefined ? undefined : BigInt(query.maxCents);
+    const minCents = query.minCents === undefined ? undefined : parseCents(query.minCents);
+    const maxCents = query.maxCents === undefined ? undefined : parseCents(query.maxCents);
     if (query.dateFrom !== undefined && query.dateTo !== undefined && query.dateTo < query.dateFrom) {
       throw validationFailed('dateTo', 'must not be before dateFrom');
     }

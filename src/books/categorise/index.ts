@@ -227,7 +227,7 @@ class LearnedCategoriser implements Categoriser {
     const proposal: Proposal = candidate
       ? { accountId: candidate.accountId, confidence: floorToHundredths(candidate.confidence), rationale: candidate.rationale }
       : { accountId: null, confidence: null, rationale: unplaced(vendorName, description) };
-    assertProposal(proposal, this.accounts);
+    assertBookableProposal(proposal, (accountId) => this.accounts.get(accountId)?.allowed === true);
     return proposal;
   }
 
@@ -488,10 +488,17 @@ function assertAmount(amountCents: bigint): void {
   if (typeof amountCents !== 'bigint' || amountCents < 0n) throw new Error(`categoriser: amountCents must be a bigint of at least 0, got ${String(amountCents)}`);
 }
 
-function assertProposal(proposal: Proposal, accounts: Map<string, ChartAccount>): void {
+/**
+ * What the categoriser promises of every proposal: an account an expense may be booked to
+ * (`mayBook`) with a confidence in [0, 1], or neither; and a rationale of 1 to 2000 characters.
+ * Stricter than what the review queue can hold (bank-import's assertProposal: any account of
+ * the business, any rationale up to 2000 characters); test/unit/proposal-rules.test.ts keeps
+ * this one within that one.
+ */
+export function assertBookableProposal(proposal: Proposal, mayBook: (accountId: string) => boolean): void {
   const { accountId, confidence, rationale } = proposal;
   if ((accountId === null) !== (confidence === null)) throw new Error('categoriser: a proposal has both an account and a confidence, or neither');
-  if (accountId !== null && accounts.get(accountId)?.allowed !== true) throw new Error(`categoriser: proposed ${accountId}, which an expense may not be booked to`);
+  if (accountId !== null && !mayBook(accountId)) throw new Error(`categoriser: proposed ${accountId}, which an expense may not be booked to`);
   if (confidence !== null && !(confidence >= 0 && confidence <= 1)) throw new Error(`categoriser: confidence ${confidence} is outside 0 to 1`);
   const chars = [...rationale].length;
   if (chars === 0 || chars > MAX_RATIONALE_CHARS) throw new Error(`categoriser: rationale of ${chars} characters`);
