@@ -22,6 +22,10 @@ export interface Config {
   /** How many days older than a send's or payment's date a stored exchange rate may be and still be used. */
   rateMaxAgeDays: number;
   sqliteSynchronous: SqliteSynchronous;
+  /** Where the card processor's API is: https://api.stripe.com, or a fake or an outbound proxy. */
+  stripeApiUrl: string;
+  /** The origin the processor's hosted checkout page is served from (the pay page's form may go there). */
+  stripeCheckoutOrigin: string;
   backupDir: string;
   /** How many scheduled backups to keep in backupDir; older ones are removed. */
   backupKeep: number;
@@ -69,6 +73,8 @@ const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => C
   },
   rateMaxAgeDays: { env: 'DAYBOOK_RATE_MAX_AGE_DAYS', parse: (raw) => wholeNumber(raw, 0, 31) },
   sqliteSynchronous: { env: 'DAYBOOK_SQLITE_SYNCHRONOUS', parse: (raw) => oneOf(raw, ['full', 'normal'] as const) },
+  stripeApiUrl: { env: 'DAYBOOK_STRIPE_API_URL', parse: (raw) => originOnly(raw, 'https://api.stripe.com'), credentials: true },
+  stripeCheckoutOrigin: { env: 'DAYBOOK_STRIPE_CHECKOUT_ORIGIN', parse: (raw) => originOnly(raw, 'https://checkout.stripe.com'), credentials: true },
   backupDir: { env: 'DAYBOOK_BACKUP_DIR', parse: nonEmptyString },
   backupKeep: { env: 'DAYBOOK_BACKUP_KEEP', parse: (raw) => wholeNumber(raw, 1, 1000) },
   reviewConfidence: { env: 'DAYBOOK_REVIEW_CONFIDENCE', parse: fraction },
@@ -153,6 +159,18 @@ function httpUrl(raw: unknown): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL');
   return text;
+}
+
+/**
+ * An http(s) address that is an origin only (scheme, host, port): the processor's SDK takes a
+ * host, port and scheme, so a path could not be honoured, and a browser checks an origin.
+ */
+function originOnly(raw: unknown, example: string): string {
+  const url = new URL(withoutUserInfo(httpUrl(raw), 'it would be sent to the processor and shown in errors'));
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
+    throw new Error(`must be an address with no path, query or fragment, such as ${example}`);
+  }
+  return url.origin;
 }
 
 /** user:password@ in a URL that is not a secret setting: refused rather than carried where it shows. */

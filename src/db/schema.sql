@@ -132,6 +132,15 @@ CREATE TABLE businesses (
     created_at TEXT NOT NULL
   ) STRICT;
 
+CREATE TABLE card_processors (
+    business_id TEXT PRIMARY KEY REFERENCES businesses(id),
+    processor TEXT NOT NULL CHECK (processor IN ('stripe')),
+    endpoint_id TEXT NOT NULL UNIQUE CHECK (length(endpoint_id) = 22),
+    secret_key TEXT NOT NULL CHECK (length(secret_key) BETWEEN 8 AND 255),
+    webhook_secret TEXT NOT NULL CHECK (length(webhook_secret) BETWEEN 8 AND 255),
+    connected_at TEXT NOT NULL
+  ) STRICT;
+
 CREATE TABLE customers (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL REFERENCES "tenants"(id),

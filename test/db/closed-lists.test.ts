@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ACTOR_TYPES } from '../../src/store/audit.js';
+import { CARD_PROCESSORS } from '../../src/books/card-processors.js';
 import type { Basis } from '../../src/books/businesses.js';
 import { ACCOUNT_TYPES, SYSTEM_ROLES } from '../../src/books/chart.js';
 import type { RateSource } from '../../src/books/fx.js';
@@ -68,6 +69,7 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'api_keys.access', code: 'KeyAccess', values: everyMemberOf<KeyAccess>()(['read', 'read_write']) },
   { column: 'exchange_rates.source', code: 'RateSource', values: everyMemberOf<RateSource>()(['manual', 'frankfurter', 'ecb']) },
   { column: 'audit_log.actor_type', code: 'ACTOR_TYPES', values: ACTOR_TYPES },
+  { column: 'card_processors.processor', code: 'CARD_PROCESSORS', values: CARD_PROCESSORS },
   { column: 'tenants.billing_state', code: "Tenant['billingState']", values: everyMemberOf<Tenant['billingState']>()(['active', 'past_due']) },
   { column: 'tenants.rate_limit_mode', code: "RateLimitSetting['mode']", values: everyMemberOf<RateLimitSetting['mode']>()(['plan', 'custom', 'off']) },
 ];

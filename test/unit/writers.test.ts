@@ -27,6 +27,7 @@ const WRITERS: Record<string, string> = {
   'api_key.create': 'daybook key create; the test double',
   'api_key.revoke': 'daybook key revoke',
   'period.lock': 'daybook period lock',
+  'business.setCardPayments': 'daybook business set-payments',
   'customer.create': 'POST /customers',
   'customer.archive': 'daybook customer archive|unarchive',
   'vendor.set': 'daybook vendor set|archive|unarchive',

@@ -12,6 +12,7 @@ import * as invoiceDocuments from './20261127_0010_invoice_documents.js';
 import * as reviewRecordedExpense from './20261127_0011_review_recorded_expense.js';
 import * as zeroUsdPayments from './20261127_0012_zero_usd_payments.js';
 import * as auditTrail from './20261127_0013_audit_trail.js';
+import * as cardProcessors from './20261127_0014_card_processors.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -45,4 +46,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0011_review_recorded_expense', module: reviewRecordedExpense },
   { name: '20261127_0012_zero_usd_payments', module: zeroUsdPayments },
   { name: '20261127_0013_audit_trail', module: auditTrail },
+  { name: '20261127_0014_card_processors', module: cardProcessors },
 ];

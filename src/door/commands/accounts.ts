@@ -1,5 +1,6 @@
 import { createBusiness, type CreateBusinessInput } from '../../books/businesses.js';
 import { createKey, type CreateKeyInput, revokeKey } from '../../books/keys.js';
+import { connectCardProcessor, disconnectCardProcessor, type ProcessorSecrets } from '../../books/card-processors.js';
 import { lockPeriod } from '../../books/periods.js';
 import { createTenant, type CreateTenantInput, updateTenant, type UpdateTenantInput } from '../../books/tenants.js';
 import { defineCommand } from '../door.js';
@@ -42,4 +43,16 @@ export const lockPeriodCommand = defineCommand({
   name: 'period.lock',
   scope: (input: { businessId: string; through: string }) => ({ business: input.businessId }),
   run: ({ db, clock, actor }, input) => lockPeriod(db, clock, actor, input.businessId, input.through),
+});
+
+/** Connects a business to card payments, rotates its secrets, or (secrets null) disconnects it. */
+export const setCardPayments = defineCommand({
+  name: 'business.setCardPayments',
+  scope: (input: { businessId: string; secrets: ProcessorSecrets | null }) => ({ business: input.businessId }),
+  run: ({ db, clock, actor }, input) =>
+    input.secrets
+      ? { connected: true as const, ...connectCardProcessor(db, clock, actor, input.businessId, input.secrets) }
+      : { connected: false as const, ...disconnectCardProcessor(db, clock, actor, input.businessId) },
+  // Disconnecting a business that was not connected changes nothing.
+  leavesNoRowWhen: (result) => !result.connected && !result.wasConnected,
 });
