@@ -13,7 +13,7 @@ const LAYERS = [
   ['request pipeline', '^src/http/'],
   ['write door', '^src/door/'],
   ['services', '^src/services\\.ts$'],
-  ['outside systems', '^src/(email|pdf|rates)/'],
+  ['outside systems', '^src/(email|pdf|rates|cards)/'],
   ['books', '^src/books/'],
   ['records beside the books', '^src/store/'],
   ['storage', '^src/db/'],

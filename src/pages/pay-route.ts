@@ -1,7 +1,9 @@
 import { getBusiness } from '../books/businesses.js';
-import { findInvoiceByPayToken, type Invoice } from '../books/invoices.js';
+import { findCardProcessor } from '../books/card-processors.js';
+import { findInvoiceByPayToken, type Invoice, invoiceBalanceCents, UNPAID_STATUSES } from '../books/invoices.js';
+import { cardPayable, CheckoutFailed, createCheckoutSession, MINIMUM_CHARGE_CENTS } from '../cards/checkout.js';
 import { isPayTokenShaped, payUrl } from '../books/pay-links.js';
-import { PAY_PAGE_CSP, renderNotFoundPage, renderPayPage, renderTryLaterPage } from './pay.js';
+import { type CardOffer, PAY_PAGE_CSP, payPageCsp, renderNotFoundPage, renderPayPage, renderTryLaterPage } from './pay.js';
 import { invoicePdf } from '../pdf/invoice-attachment.js';
 import { PdfRenderFailed } from '../pdf/renderer.js';
 import { budgetSubject } from '../http/client-address.js';
@@ -46,8 +48,71 @@ export function payPage(services: Services): AppMiddleware {
     if (!invoice) return sendNotFound(ctx);
     if (invoice.status === 'sent') writeNow(services, { actor: PAY_PAGE_ACTOR, reach: { kind: 'pay-link', invoiceId: invoice.id } }, markViewedCommand, { invoiceId: invoice.id });
     const shown = findInvoiceByPayToken(services.db, token)!;
-    sendPage(ctx, 200, renderPayPage({ invoice: shown, businessName: getBusiness(services.db, shown.businessId).name, pdfHref: pdfHref(token) }));
+    showPage(ctx, services, 200, shown, token);
   };
+}
+
+/**
+ * POST /pay/{token}/checkout: the "Pay by card" button. Under the page's token rules and
+ * budget, it starts a Checkout Session for the current balance at the business's processor
+ * and answers 303 to the processor's hosted page. An invoice with nothing to pay by card
+ * (paid, void, a balance the processor cannot charge) or a processor that answers an error
+ * gets the page again with a plain sentence; nothing is recorded either way.
+ */
+export function payCheckout(services: Services): AppMiddleware {
+  return async (ctx) => {
+    const token = tokenOf(ctx);
+    const invoice = issuedInvoice(services, token);
+    const processor = invoice && findCardProcessor(services.db, invoice.businessId);
+    if (!invoice || !processor) return sendNotFound(ctx);
+    const balanceCents = invoiceBalanceCents(invoice);
+    if (!UNPAID_STATUSES.includes(invoice.status) || cardPayable(invoice.currency, balanceCents) !== 'yes') {
+      const why = balanceCents === 0n ? 'There is nothing left to pay on this invoice; no card was charged.' : 'This invoice cannot be paid by card; no card was charged.';
+      return showPage(ctx, services, 409, invoice, token, why);
+    }
+    let session;
+    try {
+      session = await createCheckoutSession({
+        apiUrl: services.config.stripeApiUrl,
+        secretKey: processor.secretKey,
+        invoice,
+        balanceCents,
+        pageUrl: payUrl(services.config.siteUrl, token),
+        token,
+      });
+    } catch (error) {
+      if (!(error instanceof CheckoutFailed)) throw error;
+      // The message is the processor's or the network's: it names no secret.
+      services.log.warn({ invoiceId: invoice.id, err: error.message }, 'card checkout not started');
+      return showPage(ctx, services, 502, invoice, token, 'The card payment could not be started just now; please try again in a few minutes. No card was charged.');
+    }
+    ctx.redirect(session.url);
+    ctx.status = 303;
+    setPageHeaders(ctx);
+  };
+}
+
+/** The pay page of `invoice`, with the card offer its business and balance allow. */
+function showPage(ctx: AppContext, services: Services, status: number, invoice: Invoice, token: string, notice?: string): void {
+  const card = cardOffer(services, invoice, token);
+  const html = renderPayPage({
+    invoice,
+    businessName: getBusiness(services.db, invoice.businessId).name,
+    pdfHref: pdfHref(token),
+    ...(card ? { card } : {}),
+    ...(notice ? { notice } : {}),
+  });
+  sendPage(ctx, status, html, card?.kind === 'button' ? payPageCsp(services.config.stripeCheckoutOrigin) : PAY_PAGE_CSP);
+}
+
+/** What the page offers for paying by card: nothing unless the business takes cards and something is owed. */
+function cardOffer(services: Services, invoice: Invoice, token: string): CardOffer | undefined {
+  const balanceCents = invoiceBalanceCents(invoice);
+  if (!UNPAID_STATUSES.includes(invoice.status) || balanceCents === 0n || !findCardProcessor(services.db, invoice.businessId)) return undefined;
+  const payable = cardPayable(invoice.currency, balanceCents);
+  if (payable === 'below_minimum') return { kind: 'below_minimum', minimumCents: MINIMUM_CHARGE_CENTS[invoice.currency] };
+  if (payable === 'above_maximum') return { kind: 'above_maximum' };
+  return { kind: 'button', action: `${token}/checkout` };
 }
 
 /**
@@ -102,15 +167,15 @@ function sendNotFound(ctx: AppContext): void {
   sendPage(ctx, 404, renderNotFoundPage());
 }
 
-function sendPage(ctx: AppContext, status: number, html: string): void {
+function sendPage(ctx: AppContext, status: number, html: string, csp = PAY_PAGE_CSP): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
-  setPageHeaders(ctx);
+  setPageHeaders(ctx, csp);
   ctx.body = html;
 }
 
-function setPageHeaders(ctx: AppContext): void {
-  ctx.set('content-security-policy', PAY_PAGE_CSP);
+function setPageHeaders(ctx: AppContext, csp = PAY_PAGE_CSP): void {
+  ctx.set('content-security-policy', csp);
   ctx.set('x-content-type-options', 'nosniff');
   // The token is in the address: no page it leads to may learn it, and no cache may keep it.
   ctx.set('referrer-policy', 'no-referrer');

@@ -23,6 +23,9 @@ td.num{text-align:right;white-space:nowrap}
 .due{font-size:1.25rem;font-weight:600}
 .notice{padding:.75rem 1rem;border-radius:6px;background:#eef4ee;margin:1rem 0}
 .notice.void{background:#f6e9e7}
+.pay-card{margin:1rem 0}
+.pay-card button{font:inherit;font-weight:600;padding:.75rem 1.5rem;border:0;border-radius:6px;background:#1f5f3f;color:#fff;cursor:pointer}
+.pay-card button:focus-visible{outline:3px solid #1d1d1b;outline-offset:2px}
 @media (max-width:32rem){main{margin:0;padding:1.25rem 1rem;border-radius:0;box-shadow:none}table{font-size:.9375rem}}
 @media print{
 body{background:#fff;color:#000}
@@ -39,8 +42,25 @@ a[href$=".pdf"],button,form,nav,.screen-only{display:none}
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
-/** Nothing may load or run but the page's own stylesheet; the page may not be framed or submit anywhere. */
-export const PAY_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+/**
+ * Nothing may load or run but the page's own stylesheet, and the page may not be framed. A form
+ * may submit nowhere, except the "Pay by card" form of a business taking cards: to the page's
+ * own server, and on to the processor's checkout page it redirects to (browsers check the
+ * redirect of a form against form-action too).
+ */
+export function payPageCsp(checkoutOrigin: string | null = null): string {
+  const forms = checkoutOrigin === null ? "'none'" : `'self' ${checkoutOrigin}`;
+  return `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action ${forms}; frame-ancestors 'none'`;
+}
+
+export const PAY_PAGE_CSP = payPageCsp();
+
+/** What the page says about paying by card, for a business that takes cards. */
+export type CardOffer =
+  /** A button posting to {token}/checkout. */
+  | { kind: 'button'; action: string }
+  | { kind: 'below_minimum'; minimumCents: bigint }
+  | { kind: 'above_maximum' };
 
 /** What the pay page shows besides the invoice. */
 export interface PayPageView {
@@ -48,6 +68,21 @@ export interface PayPageView {
   businessName: string;
   /** Where the invoice's PDF downloads from, relative to the page ({token}/invoice.pdf). */
   pdfHref: string;
+  /** Only for a business that takes cards and an invoice with a balance. */
+  card?: CardOffer;
+  /** A sentence above the invoice: why a card payment could not start, or that one was received. */
+  notice?: string;
+}
+
+function cardPart(card: CardOffer | undefined, balance: string, currency: string): string {
+  if (!card) return '';
+  if (card.kind === 'button') {
+    return `<form class="pay-card" method="post" action="${escapeHtml(card.action)}"><button type="submit">Pay ${balance} by card</button></form>`;
+  }
+  if (card.kind === 'below_minimum') {
+    return `<p class="muted">A balance this small cannot be paid by card (the least a card payment can be is ${escapeHtml(formatMoney(card.minimumCents, currency as never))}).</p>`;
+  }
+  return '<p class="muted">A balance this large cannot be paid by card in one payment.</p>';
 }
 
 function page(title: string, body: string): string {
@@ -88,13 +123,14 @@ export function renderPayPage(view: PayPageView): string {
       : balanceCents === 0n
         ? '<p class="notice" role="status">This invoice is paid in full. Thank you.</p>'
         : `<p class="due">Amount due: ${money(balanceCents)} by ${escapeHtml(invoice.dueDate)}</p>
-<p class="muted">To pay, use the payment details ${escapeHtml(view.businessName)} gave you, quoting ${escapeHtml(invoice.number)}.</p>`;
+${cardPart(view.card, money(balanceCents), invoice.currency)}
+<p class="muted">${view.card?.kind === 'button' ? 'Or pay with' : 'To pay, use'} the payment details ${escapeHtml(view.businessName)} gave you, quoting ${escapeHtml(invoice.number)}.</p>`;
   const body = `<header>
 <p class="muted">${escapeHtml(view.businessName)}</p>
 <h1>Invoice ${escapeHtml(invoice.number)}</h1>
 <p class="muted">For ${escapeHtml(invoice.customer.name)} · issued ${escapeHtml(invoice.issueDate)} · due ${escapeHtml(invoice.dueDate)} · ${escapeHtml(invoice.currency)}</p>
 </header>
-${standing}
+${view.notice ? `<p class="notice" role="status">${escapeHtml(view.notice)}</p>\n` : ''}${standing}
 <table>
 <caption class="muted">What this invoice is for</caption>
 <thead><tr><th scope="col">Description</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Amount</th></tr></thead>
