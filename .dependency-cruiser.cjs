@@ -9,7 +9,7 @@ const LAYERS = [
   ['entry points', '^src/cli/'],
   ['test double and demo books', '^src/(testing|seeds)/'],
   ['server', '^src/(server|app)\\.ts$'],
-  ['surfaces', '^src/(api|pages|jobs)/'],
+  ['surfaces', '^src/(api|pages|jobs|webhooks)/'],
   ['request pipeline', '^src/http/'],
   ['write door', '^src/door/'],
   ['services', '^src/services\\.ts$'],

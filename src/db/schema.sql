@@ -8,6 +8,12 @@ CREATE INDEX bills_open ON bills(business_id, closed_on);
 
 CREATE INDEX businesses_tenant ON businesses(tenant_id, name);
 
+CREATE INDEX card_payments_invoice ON card_payments(invoice_id);
+
+CREATE INDEX card_payments_payment ON card_payments(payment_id);
+
+CREATE INDEX card_payments_received ON card_payments(state, received_at);
+
 CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key, id);
 
 CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at);
@@ -130,6 +136,22 @@ CREATE TABLE businesses (
     payment_terms_days INTEGER CHECK (payment_terms_days BETWEEN 0 AND 365),
     next_invoice_number INTEGER NOT NULL DEFAULT 1001 CHECK (next_invoice_number > 0),
     created_at TEXT NOT NULL
+  ) STRICT;
+
+CREATE TABLE card_payments (
+    session_id TEXT PRIMARY KEY CHECK (length(session_id) BETWEEN 1 AND 255),
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    invoice_id TEXT NOT NULL REFERENCES invoices(id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    currency TEXT NOT NULL CHECK (currency IN ('USD','EUR','GBP','CAD','MXN')),
+    paid_on TEXT NOT NULL CHECK (paid_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+    payment_intent_id TEXT CHECK (payment_intent_id IS NULL OR length(payment_intent_id) BETWEEN 1 AND 255),
+    received_via TEXT NOT NULL CHECK (received_via IN ('webhook','return','job')),
+    received_at TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'received' CHECK (state IN ('received','posted')),
+    payment_id TEXT REFERENCES invoice_payments(id),
+    posted_at TEXT,
+    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL))
   ) STRICT;
 
 CREATE TABLE card_processors (
@@ -467,6 +489,12 @@ CREATE TRIGGER bills_start_unpaid BEFORE INSERT ON bills
 CREATE TRIGGER bills_terms_fixed BEFORE UPDATE OF business_id, vendor_id, number, issue_date, due_date, amount_cents,
      ledger_account_id, journal_entry_id, created_at ON bills
    BEGIN SELECT RAISE(ABORT, 'a bill keeps its vendor, number, dates, amount, account and posting'); END;
+
+CREATE TRIGGER card_payments_fixed BEFORE UPDATE OF session_id, business_id, invoice_id, amount_cents, currency, paid_on, received_at ON card_payments
+   BEGIN SELECT RAISE(ABORT, 'a card payment keeps what the processor reported'); END;
+
+CREATE TRIGGER card_payments_no_delete BEFORE DELETE ON card_payments
+   BEGIN SELECT RAISE(ABORT, 'card payments are kept: the processor took the money'); END;
 
 CREATE TRIGGER invoice_lines_delete_draft_only BEFORE DELETE ON invoice_lines
    WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'

@@ -19,7 +19,9 @@ export type Reach =
   /** An API key: its account's businesses, or those it was limited to. */
   | { kind: 'key'; principal: Principal }
   /** The customer holding a pay link: that one invoice. */
-  | { kind: 'pay-link'; invoiceId: string };
+  | { kind: 'pay-link'; invoiceId: string }
+  /** A business's card processor (its signed webhook): that business's invoices. */
+  | { kind: 'processor'; businessId: string };
 
 /** The record a piece of work is about, which the caller must reach. */
 export type Scope =
@@ -78,7 +80,7 @@ function withBusiness(business: Business): Reached {
 }
 
 function reachableTenant(db: Db, reach: Reach, tenantId: string): string {
-  if (reach.kind === 'pay-link') throw notFound('account');
+  if (reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound('account');
   if (reach.kind === 'key' && reach.principal.tenant.id !== tenantId) throw notFound('account');
   if (reach.kind === 'installation' && !findTenant(db, tenantId)) throw notFound('account');
   return tenantId;
@@ -90,7 +92,7 @@ function reachableTenant(db: Db, reach: Reach, tenantId: string): string {
  * only when the key reaches exactly one business.
  */
 function resolveBusiness(db: Db, reach: Reach, businessId: string | undefined): Business {
-  if (reach.kind === 'pay-link') throw notFound('business');
+  if (reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound('business');
   if (reach.kind === 'installation') {
     if (businessId === undefined) throw validationFailed('business', 'required');
     const business = findBusiness(db, businessId);
@@ -118,6 +120,8 @@ function inBusinessOf(db: Db, reach: Reach, what: string, ownerSql: string, id: 
   if (owner === undefined) throw notFound(what);
   if (reach.kind === 'pay-link') {
     if (what !== 'invoice' || id !== reach.invoiceId) throw notFound(what);
+  } else if (reach.kind === 'processor') {
+    if (what !== 'invoice' || owner !== reach.businessId) throw notFound(what);
   } else if (reach.kind === 'key' && reach.principal.businessIds && !reach.principal.businessIds.includes(owner)) {
     throw notFound(what);
   }
@@ -129,7 +133,7 @@ function inBusinessOf(db: Db, reach: Reach, what: string, ownerSql: string, id: 
 /** A record of one account (customers, vendors, keys): reachable by the operator and by that account's keys. */
 function inTenantOf(db: Db, reach: Reach, what: string, ownerSql: string, id: string): Reached {
   const owner = one<{ owner: string }>(db, ownerSql, id)?.owner;
-  if (owner === undefined || reach.kind === 'pay-link') throw notFound(what);
+  if (owner === undefined || reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound(what);
   if (reach.kind === 'key' && reach.principal.tenant.id !== owner) throw notFound(what);
   return { tenantId: owner, business: null };
 }

@@ -44,6 +44,7 @@ const WRITERS: Record<string, string> = {
   'invoice.void': 'daybook invoice void',
   'invoice.relink': 'daybook invoice relink',
   'invoice.view': 'GET /pay/{token} (the pay page)',
+  'card_payment.receive': 'POST /webhooks/stripe/{endpointId}',
   'invoice.overdue': 'the overdue job',
   'rate.set': 'daybook rate set',
   'rates.store': 'the rates job; a send or payment that looks a rate up',

@@ -13,6 +13,7 @@ import * as reviewRecordedExpense from './20261127_0011_review_recorded_expense.
 import * as zeroUsdPayments from './20261127_0012_zero_usd_payments.js';
 import * as auditTrail from './20261127_0013_audit_trail.js';
 import * as cardProcessors from './20261127_0014_card_processors.js';
+import * as cardPayments from './20261127_0015_card_payments.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -47,4 +48,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0012_zero_usd_payments', module: zeroUsdPayments },
   { name: '20261127_0013_audit_trail', module: auditTrail },
   { name: '20261127_0014_card_processors', module: cardProcessors },
+  { name: '20261127_0015_card_payments', module: cardPayments },
 ];

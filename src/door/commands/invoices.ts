@@ -1,3 +1,4 @@
+import { type PaidSession, receiveCardPayment } from '../../books/card-payments.js';
 import { markOverdueInvoices, markViewed, recordPayment, remindInvoice, sendInvoice, voidInvoice, type NewPayment } from '../../books/invoice-posting.js';
 import { createInvoice, findInvoice, type NewInvoice, relinkInvoice, UNPAID_STATUSES } from '../../books/invoices.js';
 import { todayUtc } from '../../clock.js';
@@ -76,6 +77,15 @@ export const markViewedCommand = defineCommand({
   scope: (input: { invoiceId: string }) => ({ invoice: input.invoiceId }),
   run: ({ db, clock }, input) => markViewed(db, clock, input.invoiceId),
   leavesNoRowWhen: (changed) => !changed,
+});
+
+/** A paid Checkout Session, stored once as a card payment `received` (posting it is a step of its own). */
+export const receiveCardPaymentCommand = defineCommand({
+  name: 'card_payment.receive',
+  scope: (input: PaidSession) => ({ invoice: input.invoiceId }),
+  run: ({ db, clock, actor }, input) => receiveCardPayment(db, clock, actor, input),
+  // The same session delivered again stores nothing.
+  leavesNoRowWhen: (result) => !result.received,
 });
 
 /** The overdue job: invoices with money owed past their due date are recorded as overdue. */

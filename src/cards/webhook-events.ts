@@ -1,0 +1,55 @@
+import type Stripe from 'stripe';
+import { stripeClient } from './stripe-client.js';
+
+/**
+ * What a processor's webhook delivery says, once its signature is checked: a Checkout Session
+ * that is paid, or an event Daybook does not act on.
+ */
+
+/** Seconds a signed delivery stays acceptable: the processor's own default, against replays. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export interface PaidSessionEvent {
+  kind: 'paid';
+  eventId: string;
+  sessionId: string;
+  /** The invoice Daybook named in the session's metadata; null when a session was made elsewhere. */
+  invoiceId: string | null;
+  amountCents: bigint;
+  currency: string;
+  /** The UTC day of the event, when the processor took the money. */
+  paidOn: string;
+  paymentIntentId: string | null;
+}
+
+export type CardEvent = PaidSessionEvent | { kind: 'ignored'; eventId: string; type: string };
+
+/** The signature is missing, malformed, made with another secret, or too old. */
+export class BadSignature extends Error {
+  override name = 'BadSignature';
+}
+
+/** Checks the signature of `raw` (the bytes as received) and reads the event. */
+export function readCardEvent(raw: Buffer, signature: string | undefined, secrets: { apiUrl: string; secretKey: string; webhookSecret: string }): CardEvent {
+  let event: Stripe.Event;
+  try {
+    event = stripeClient(secrets.apiUrl, secrets.secretKey).webhooks.constructEvent(raw, signature ?? '', secrets.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
+  } catch (error) {
+    throw new BadSignature(error instanceof Error ? error.message : String(error));
+  }
+  const paid =
+    (event.type === 'checkout.session.completed' && event.data.object.payment_status === 'paid') || event.type === 'checkout.session.async_payment_succeeded';
+  if (!paid) return { kind: 'ignored', eventId: event.id, type: event.type };
+  const session = event.data.object as Stripe.Checkout.Session;
+  const intent = session.payment_intent;
+  return {
+    kind: 'paid',
+    eventId: event.id,
+    sessionId: session.id,
+    invoiceId: session.metadata?.daybook_invoice_id ?? null,
+    amountCents: BigInt(session.amount_total ?? 0),
+    currency: session.currency ?? '',
+    paidOn: new Date(event.created * 1000).toISOString().slice(0, 10),
+    paymentIntentId: typeof intent === 'string' ? intent : (intent?.id ?? null),
+  };
+}
