@@ -21,7 +21,7 @@ import { CounterStore } from './store/counters.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { checkReplies, type ReplyObserver, type ReplyViolation } from './http/reply-check.js';
 import { requestId } from './http/request-id.js';
-import { payCheckout, payPage, payPageBudget, payPagePdf } from './pages/pay-route.js';
+import { payCheckout, payPage, payPageBudget, payPagePdf, payReturn } from './pages/pay-route.js';
 import { stripeWebhook } from './webhooks/stripe-route.js';
 import { buildOpenApiDocument } from './api/openapi.js';
 import { packageVersion } from './paths.js';
@@ -132,6 +132,7 @@ function publicPipeline(services: Services, openApi: string): AppMiddleware {
   const budget = payPageBudget(services) as never;
   router.get('/pay/:token', budget, payPage(services) as never);
   router.get('/pay/:token/invoice.pdf', budget, payPagePdf(services) as never);
+  router.get('/pay/:token/return', budget, payReturn(services) as never);
   router.post('/pay/:token/checkout', budget, payCheckout(services) as never);
   router.post('/webhooks/stripe/:endpointId', stripeWebhook(services) as never);
   mountReferencePage(router, (message) => services.log.warn(message));

@@ -1,6 +1,6 @@
 import { type Clock, nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { run } from '../db/statements.js';
+import { one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
 import { type Currency, CURRENCIES } from '../money.js';
 import { type Actor, recordAudit } from '../store/audit.js';
@@ -47,7 +47,7 @@ export function receiveCardPayment(db: Db, clock: Clock, actor: Actor, paid: Pai
   const { changes } = run(
     db,
     `INSERT INTO card_payments (session_id, business_id, invoice_id, amount_cents, currency, paid_on, payment_intent_id, received_via, received_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (business_id, session_id) DO NOTHING`,
     paid.sessionId,
     invoice.businessId,
     invoice.id,
@@ -58,7 +58,13 @@ export function receiveCardPayment(db: Db, clock: Clock, actor: Actor, paid: Pai
     paid.via,
     nowIso(clock),
   );
-  if (changes === 0) return { received: false };
+  if (changes === 0) {
+    // Known already: the same delivery again, or the return page racing the webhook. A session
+    // id stored for another invoice is no repeat: someone else's signature named it.
+    const existing = one<{ invoice_id: string }>(db, 'SELECT invoice_id FROM card_payments WHERE business_id = ? AND session_id = ?', invoice.businessId, paid.sessionId)!;
+    if (existing.invoice_id !== invoice.id) throw validationFailed('sessionId', 'is stored for another invoice already; nothing recorded');
+    return { received: false };
+  }
   recordAudit(db, clock, actor, {
     tenantId: invoice.tenantId,
     businessId: invoice.businessId,
@@ -68,4 +74,9 @@ export function receiveCardPayment(db: Db, clock: Clock, actor: Actor, paid: Pai
     detail: { sessionId: paid.sessionId, amountCents: paid.amountCents.toString(), currency, paidOn: paid.paidOn, via: paid.via },
   });
   return { received: true };
+}
+
+/** Whether a card payment of this invoice is stored but not yet posted: a second one must not start meanwhile. */
+export function hasReceivedCardPayment(db: Db, invoiceId: string): boolean {
+  return one<{ found: bigint }>(db, "SELECT 1 AS found FROM card_payments WHERE invoice_id = ? AND state = 'received' LIMIT 1", invoiceId) !== undefined;
 }

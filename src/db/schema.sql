@@ -139,7 +139,7 @@ CREATE TABLE businesses (
   ) STRICT;
 
 CREATE TABLE card_payments (
-    session_id TEXT PRIMARY KEY CHECK (length(session_id) BETWEEN 1 AND 255),
+    session_id TEXT NOT NULL CHECK (length(session_id) BETWEEN 1 AND 255),
     business_id TEXT NOT NULL REFERENCES businesses(id),
     invoice_id TEXT NOT NULL REFERENCES invoices(id),
     amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
@@ -151,7 +151,8 @@ CREATE TABLE card_payments (
     state TEXT NOT NULL DEFAULT 'received' CHECK (state IN ('received','posted')),
     payment_id TEXT REFERENCES invoice_payments(id),
     posted_at TEXT,
-    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL))
+    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL)),
+    PRIMARY KEY (business_id, session_id)
   ) STRICT;
 
 CREATE TABLE card_processors (

@@ -48,10 +48,10 @@ export function stripeWebhook(services: Services): AppMiddleware {
       });
       return answer(ctx, 200, { received: true, recorded: received });
     } catch (error) {
-      // A session naming an invoice of another business, or in another currency: nothing to
-      // store, and nothing a retry would change.
+      // A session naming an invoice of another business, in another currency, or stored for
+      // another invoice already: nothing to store, and nothing a retry would change.
       if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'validation_failed')) throw error;
-      services.log.warn({ businessId: processor.businessId, sessionId: event.sessionId, reason: error.message }, 'card webhook names no invoice of this business; nothing recorded');
+      services.log.warn({ businessId: processor.businessId, sessionId: event.sessionId, reason: error.message }, 'card webhook not recorded');
       return answer(ctx, 200, { received: true, recorded: false });
     }
   };

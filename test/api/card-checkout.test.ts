@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { receiveCardPayment } from '../../src/books/card-payments.js';
 import { connectCardProcessor } from '../../src/books/card-processors.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { PAY_PAGE_CSP } from '../../src/pages/pay.js';
@@ -130,6 +131,40 @@ describe('pay by card: the pay page starts a Stripe Checkout Session', () => {
     expect(refused.text).to.contain('The card payment could not be started just now; please try again in a few minutes. No card was charged.');
     expect(refused.text, 'the processor’s words are not shown to the customer').not.to.contain('Invalid API Key');
     expect(Number(app.db.prepare('SELECT count(*) FROM audit_log').pluck().get())).to.equal(auditBefore);
+  });
+
+  it('shows the page on return, and while a card payment is received offers no second one (409), saying it is being recorded', async () => {
+    const books = connected();
+    const invoice = await issueInvoice(app, books);
+    const back = await app.get(`${invoice.payPath}/return?session_id=cs_test_made_up`);
+    expect(back.status).to.equal(200);
+    expect(back.text, 'the query is not trusted').not.to.contain('being recorded');
+    expect(back.text).to.contain('by card</button>');
+    inTransaction(app.db, () =>
+      receiveCardPayment(app.db, app.clock, TEST_ACTOR, { sessionId: 'cs_test_received', invoiceId: invoice.id, amountCents: 100_000n, currency: 'usd', paidOn: '2026-03-16', paymentIntentId: null, via: 'webhook' }),
+    );
+    for (const path of [invoice.payPath, `${invoice.payPath}/return?session_id=cs_test_received`]) {
+      const page = await app.get(path);
+      expect(page.text, path).to.contain('A card payment for this invoice has been received and is being recorded');
+      expect(page.text, path).not.to.contain('<form');
+    }
+    const refused = await checkout(invoice.token);
+    expect(refused.status).to.equal(409);
+    expect(fake.requests).to.deep.equal([]);
+  });
+
+  it('does not send the customer to a checkout address the page’s policy does not allow (502)', async () => {
+    const other = await startTestApp('2026-03-16T08:00:00.000Z', { config: { stripeApiUrl: fake.url, stripeCheckoutOrigin: 'https://checkout.stripe.com' } });
+    try {
+      const books = newBooks(other);
+      inTransaction(other.db, () => connectCardProcessor(other.db, other.clock, TEST_ACTOR, books.businessId, { secretKey: SECRET_KEY, webhookSecret: 'whsec_cardCheckoutTest000000' }));
+      const invoice = await issueInvoice(other, books);
+      const refused = await other.request('POST', `/pay/${invoice.token}/checkout`);
+      expect(refused.status).to.equal(502);
+      expect(refused.headers.location).to.equal(undefined);
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers the 404 page for a token that names nothing, as the page does', async () => {

@@ -141,6 +141,20 @@ describe('card webhook: a paid Checkout Session is stored once, signature checke
     expect(stored(othersInvoice.id)).to.deep.equal([]);
   });
 
+  it('keeps each business’s sessions its own: an id another business stored does not block this one; within a business it names one invoice', async () => {
+    const first = connected();
+    const second = connected();
+    const firstInvoice = await issueInvoice(app, first);
+    const secondInvoice = await issueInvoice(app, second);
+    const anotherOfFirst = await issueInvoice(app, first);
+    expect((await deliver(first.endpointId, paidSessionEvent(firstInvoice.id, { id: 'cs_test_same_id' }))).body).to.deep.equal({ received: true, recorded: true });
+    expect((await deliver(second.endpointId, paidSessionEvent(secondInvoice.id, { id: 'cs_test_same_id' }))).body).to.deep.equal({ received: true, recorded: true });
+    expect(stored(secondInvoice.id)).to.have.lengthOf(1);
+    const reused = await deliver(first.endpointId, paidSessionEvent(anotherOfFirst.id, { id: 'cs_test_same_id' }));
+    expect(reused.body).to.deep.equal({ received: true, recorded: false });
+    expect(stored(anotherOfFirst.id)).to.deep.equal([]);
+  });
+
   it('keeps a stored card payment as the processor reported it: no delete, no change of amount', async () => {
     const books = connected();
     const invoice = await issueInvoice(app, books);

@@ -5,12 +5,14 @@ const DATE = (column: string) => `CHECK (${column} GLOB '[0-9][0-9][0-9][0-9]-[0
 /**
  * A card payment the processor took is stored the moment Daybook learns of it (its webhook, the
  * page the customer returns to, or the job that asks), once per Checkout Session: the session
- * id is the key, so a delivery repeated or racing another records nothing more. It is
+ * id is the key within the business (each business has its own processor account, whose ids
+ * are its own; one business's deliveries can never block another's), so a delivery repeated or
+ * racing another records nothing more. It is
  * `received` until it is posted to the books as an invoice payment, then `posted`.
  */
 export const statements: string[] = [
   `CREATE TABLE card_payments (
-    session_id TEXT PRIMARY KEY CHECK (length(session_id) BETWEEN 1 AND 255),
+    session_id TEXT NOT NULL CHECK (length(session_id) BETWEEN 1 AND 255),
     business_id TEXT NOT NULL REFERENCES businesses(id),
     invoice_id TEXT NOT NULL REFERENCES invoices(id),
     amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
@@ -22,7 +24,8 @@ export const statements: string[] = [
     state TEXT NOT NULL DEFAULT 'received' CHECK (state IN ('received','posted')),
     payment_id TEXT REFERENCES invoice_payments(id),
     posted_at TEXT,
-    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL))
+    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL)),
+    PRIMARY KEY (business_id, session_id)
   ) STRICT`,
   'CREATE INDEX card_payments_received ON card_payments(state, received_at)',
   'CREATE INDEX card_payments_invoice ON card_payments(invoice_id)',
