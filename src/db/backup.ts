@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { BackupRefused } from './backup-refusal.js';
 import type { Db } from './connection.js';
 import { flushFile, removeTemporary, syncFolder, temporaryBeside } from './durable-files.js';
-import { elapsedSince } from './elapsed.js';
+import { elapsedSince } from '../elapsed.js';
 import { integrityInWorker, judgeIntegrity } from './integrity.js';
 import { createPrivateFile, keepStricterMode } from './private-files.js';
 import { lockPath } from './server-lock.js';

@@ -5,7 +5,7 @@ import { type BackupCheck, inspectBackupFile, refuseFileInUse, refuseNonSqlite }
 import { BackupRefused } from './backup-refusal.js';
 import type { Db } from './connection.js';
 import { removeTemporary, syncFile, syncFolder, temporaryBeside } from './durable-files.js';
-import { elapsedSince } from './elapsed.js';
+import { elapsedSince } from '../elapsed.js';
 import { copyToPrivateFile, keepStricterMode } from './private-files.js';
 import { acquireServerLock, lockPath, ServerLockError } from './server-lock.js';
 import { sameFile } from './same-file.js';

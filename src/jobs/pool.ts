@@ -1,6 +1,7 @@
 import cron, { type Logger as CronLogger, type ScheduledTask } from 'node-cron';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log.js';
+import { elapsedSince } from '../elapsed.js';
 
 /**
  * The job pool: node-cron tasks running beside the API in the same process. Each job is a
@@ -188,7 +189,7 @@ export async function runJobOnce(
 ): Promise<JobRunOutcome> {
   recorder?.started(job);
   const started = performance.now();
-  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+  const elapsed = () => elapsedSince(started);
   try {
     const result: unknown = await job.run();
     const durationMs = elapsed();

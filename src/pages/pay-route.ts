@@ -49,7 +49,7 @@ export function payPage(services: Services): AppMiddleware {
     if (!invoice) return sendNotFound(ctx);
     if (invoice.status === 'sent') writeNow(services, { actor: PAY_PAGE_ACTOR, reach: { kind: 'pay-link', invoiceId: invoice.id } }, markViewedCommand, { invoiceId: invoice.id });
     const shown = findInvoiceByPayToken(services.db, token)!;
-    showPage(ctx, services, 200, shown, token, hasReceivedCardPayment(services.db, shown.id) ? RECEIVED_NOTICE : undefined);
+    showPage(ctx, services, 200, shown, token);
   };
 }
 
@@ -71,7 +71,7 @@ export function payCheckout(services: Services): AppMiddleware {
       const why = balanceCents === 0n ? 'There is nothing left to pay on this invoice; no card was charged.' : 'This invoice cannot be paid by card; no card was charged.';
       return showPage(ctx, services, 409, invoice, token, why);
     }
-    if (hasReceivedCardPayment(services.db, invoice.id)) return showPage(ctx, services, 409, invoice, token, RECEIVED_NOTICE);
+    if (hasReceivedCardPayment(services.db, invoice.id)) return showPage(ctx, services, 409, invoice, token);
     let session;
     try {
       session = await createCheckoutSession({
@@ -86,19 +86,22 @@ export function payCheckout(services: Services): AppMiddleware {
       if (!(error instanceof CheckoutFailed)) throw error;
       // The message is the processor's or the network's: it names no secret.
       services.log.warn({ invoiceId: invoice.id, err: error.message }, 'card checkout not started');
-      return showPage(ctx, services, 502, invoice, token, 'The card payment could not be started just now; please try again in a few minutes. No card was charged.');
+      return showPage(ctx, services, 502, invoice, token, NOT_STARTED_NOTICE);
     }
     // The form's redirect may go only where the page's policy allows; a session elsewhere (a
     // custom checkout domain) would be blocked by the browser without a word.
     if (new URL(session.url).origin !== services.config.stripeCheckoutOrigin) {
       services.log.warn({ invoiceId: invoice.id, origin: new URL(session.url).origin }, 'card checkout not started: the session is not on DAYBOOK_STRIPE_CHECKOUT_ORIGIN');
-      return showPage(ctx, services, 502, invoice, token, 'The card payment could not be started just now; please try again in a few minutes. No card was charged.');
+      return showPage(ctx, services, 502, invoice, token, NOT_STARTED_NOTICE);
     }
     ctx.redirect(session.url);
     ctx.status = 303;
     setPageHeaders(ctx);
   };
 }
+
+/** What the page says when the processor could not start a checkout: never its own words. */
+const NOT_STARTED_NOTICE = 'The card payment could not be started just now; please try again in a few minutes. No card was charged.';
 
 /** What the page says while a card payment of the invoice is received but not yet in the books. */
 const RECEIVED_NOTICE = 'A card payment for this invoice has been received and is being recorded; the balance below does not show it yet.';
@@ -113,13 +116,19 @@ export function payReturn(services: Services): AppMiddleware {
     const token = tokenOf(ctx);
     const invoice = issuedInvoice(services, token);
     if (!invoice) return sendNotFound(ctx);
-    showPage(ctx, services, 200, invoice, token, hasReceivedCardPayment(services.db, invoice.id) ? RECEIVED_NOTICE : undefined);
+    showPage(ctx, services, 200, invoice, token);
   };
 }
 
-/** The pay page of `invoice`, with the card offer its business and balance allow. */
+/**
+ * The pay page of `invoice`, with the card offer its business and balance allow. While a card
+ * payment of it is received but not yet posted, the page says so (unless `notice` says
+ * something else) and offers no second one.
+ */
 function showPage(ctx: AppContext, services: Services, status: number, invoice: Invoice, token: string, notice?: string): void {
-  const card = cardOffer(services, invoice, token);
+  const received = hasReceivedCardPayment(services.db, invoice.id);
+  if (received) notice ??= RECEIVED_NOTICE;
+  const card = received ? undefined : cardOffer(services, invoice, token);
   const html = renderPayPage({
     invoice,
     businessName: getBusiness(services.db, invoice.businessId).name,
@@ -134,8 +143,6 @@ function showPage(ctx: AppContext, services: Services, status: number, invoice: 
 function cardOffer(services: Services, invoice: Invoice, token: string): CardOffer | undefined {
   const balanceCents = invoiceBalanceCents(invoice);
   if (!UNPAID_STATUSES.includes(invoice.status) || balanceCents === 0n || !findCardProcessor(services.db, invoice.businessId)) return undefined;
-  // A card payment received and not yet posted: no second one until the books show it.
-  if (hasReceivedCardPayment(services.db, invoice.id)) return undefined;
   const payable = cardPayable(invoice.currency, balanceCents);
   if (payable === 'below_minimum') return { kind: 'below_minimum', minimumCents: MINIMUM_CHARGE_CENTS[invoice.currency] };
   if (payable === 'above_maximum') return { kind: 'above_maximum' };
