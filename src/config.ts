@@ -42,6 +42,7 @@ export interface Config {
   jobOutbox: string | null;
   jobBackup: string | null;
   jobHousekeeping: string | null;
+  jobCardPayments: string | null;
 }
 
 /** A bad setting stops start-up with one line naming it. */
@@ -90,6 +91,7 @@ const SETTINGS: { [K in keyof Config]: { env: string; parse: (raw: unknown) => C
   jobOutbox: { env: 'DAYBOOK_JOB_OUTBOX', parse: schedule },
   jobBackup: { env: 'DAYBOOK_JOB_BACKUP', parse: schedule },
   jobHousekeeping: { env: 'DAYBOOK_JOB_HOUSEKEEPING', parse: schedule },
+  jobCardPayments: { env: 'DAYBOOK_JOB_CARD_PAYMENTS', parse: schedule },
 };
 
 export const CONFIG_ENV_NAMES = Object.values(SETTINGS).map((s) => s.env);

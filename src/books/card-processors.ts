@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, nowIso } from '../clock.js';
 import { assertInTransaction, type Db } from '../db/connection.js';
-import { one, run } from '../db/statements.js';
+import { all, one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
 import { type Actor, recordAudit } from '../store/audit.js';
 import { getBusiness } from './businesses.js';
@@ -68,6 +68,11 @@ function toProcessor(row: ProcessorRow): CardProcessor {
 export function findCardProcessor(db: Db, businessId: string): CardProcessor | undefined {
   const row = one<ProcessorRow>(db, 'SELECT * FROM card_processors WHERE business_id = ?', businessId);
   return row && toProcessor(row);
+}
+
+/** Every business taking card payments, in the order they connected. */
+export function connectedCardProcessors(db: Db): CardProcessor[] {
+  return all<ProcessorRow>(db, 'SELECT * FROM card_processors ORDER BY connected_at, business_id').map(toProcessor);
 }
 
 /** The connection a webhook address names; undefined for an id no business has. */

@@ -19,6 +19,9 @@ export const SYSTEM_ROLES = [
   'sales',
   'uncategorized_expense',
   'fx_gain_loss',
+  'card_clearing',
+  'payment_fees',
+  'customer_deposits',
 ] as const;
 export type SystemRole = (typeof SYSTEM_ROLES)[number];
 
@@ -44,6 +47,7 @@ export const STANDARD_CHART: Record<AccountType, ChartTemplate> = {
         children: [
           { code: '1110', name: 'Business Checking', role: 'bank' },
           { code: '1120', name: 'Business Savings' },
+          { code: '1130', name: 'Card Payments Clearing', role: 'card_clearing' },
         ],
       },
       { code: '1200', name: 'Accounts Receivable', role: 'accounts_receivable' },
@@ -58,6 +62,7 @@ export const STANDARD_CHART: Record<AccountType, ChartTemplate> = {
       { code: '2100', name: 'Accounts Payable', role: 'accounts_payable' },
       { code: '2200', name: 'Sales Tax Payable', role: 'sales_tax_payable' },
       { code: '2300', name: 'Business Credit Card' },
+      { code: '2400', name: 'Customer Deposits', role: 'customer_deposits' },
     ],
   },
   equity: {
@@ -88,6 +93,7 @@ export const STANDARD_CHART: Record<AccountType, ChartTemplate> = {
         children: [
           { code: '6110', name: 'Advertising and Marketing' },
           { code: '6120', name: 'Bank Fees' },
+          { code: '6125', name: 'Payment Processing Fees', role: 'payment_fees' },
           { code: '6130', name: 'Contractors' },
           { code: '6140', name: 'Insurance' },
           { code: '6150', name: 'Meals' },

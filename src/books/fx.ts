@@ -5,7 +5,7 @@ import { inTransaction } from '../db/connection.js';
 import { one, run } from '../db/statements.js';
 import { validationFailed } from '../errors.js';
 import { type Actor, recordAudit } from '../store/audit.js';
-import { FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
+import { divideRoundHalfAwayFromZero, FOREIGN_CURRENCIES, type ForeignCurrency, FX_RATE_SCALE, parseDecimal } from '../money.js';
 
 export type RateSource = 'manual' | 'frankfurter' | 'ecb';
 
@@ -20,6 +20,16 @@ export interface ExchangeRate {
 export function normalizeRate(text: string): string {
   const { units } = parseDecimal(text, FX_RATE_SCALE);
   if (units === 0n) throw new Error('must be greater than zero');
+  return rateText(units);
+}
+
+/** The rate `usdCents` for `amountCents` makes, to the stored rates' ten decimal places: what a processor's conversion came to. */
+export function effectiveRate(usdCents: bigint, amountCents: bigint): string {
+  return rateText(divideRoundHalfAwayFromZero(usdCents * 10n ** BigInt(FX_RATE_SCALE), amountCents));
+}
+
+/** A rate of `units` ten-billionths, written without trailing zeros. */
+function rateText(units: bigint): string {
   const digits = units.toString().padStart(FX_RATE_SCALE + 1, '0');
   const whole = digits.slice(0, -FX_RATE_SCALE);
   const fraction = digits.slice(-FX_RATE_SCALE).replace(/0+$/, '');

@@ -47,7 +47,7 @@ function assertStatus(invoice: Invoice, allowed: readonly InvoiceStatus[], actio
 }
 
 /** The USD value of one unit of the invoice's currency on `date`: the stored rate usableRate allows (never a stale one). */
-function usdPerUnitOn(db: Db, clock: Clock, currency: Invoice['currency'], date: string, field: string, maxAgeDays: number): string {
+export function usdPerUnitOn(db: Db, clock: Clock, currency: Invoice['currency'], date: string, field: string, maxAgeDays: number): string {
   if (currency === 'USD') return '1';
   const found = usableRate(db, clock, currency as ForeignCurrency, date, maxAgeDays);
   if (!found.rate) throw validationFailed(field, found.problem);
@@ -196,22 +196,55 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
   if (input.paidAt > todayUtc(clock)) throw validationFailed('paidAt', `must not be after today (${todayUtc(clock)}): record a payment once it is made`);
   withPostingFields({ period_locked: 'paidAt' }, () => assertPostingAllowed(db, invoice.businessId, input.paidAt));
   const usdPerUnit = usdPerUnitOn(db, clock, invoice.currency, input.paidAt, 'paidAt', input.rateMaxAgeDays ?? FRESH_RATE_DAYS);
-  const lines = paymentLines(db, invoice, input.amountCents, usdPerUnit);
+  const cash: PaymentCash = { accountRole: 'bank', usdCents: cashUsdCents(input.amountCents, usdPerUnit), usdPerUnit };
+  const { paymentId } = applyPayment(db, clock, actor, invoice, input, cash);
+  return { paymentId, invoice: requireInvoice(db, invoice.id) };
+}
+
+/** Where a payment's money arrived and what it is worth in US cents. */
+export interface PaymentCash {
+  /** The bank for a payment recorded by hand; the card clearing account for a card payment. */
+  accountRole: 'bank' | 'card_clearing';
+  usdCents: bigint;
+  /** The rate the payment is shown at: the day's stored rate, or what the processor credited per unit. */
+  usdPerUnit: string;
+}
+
+/**
+ * Applies a payment the caller has checked (open invoice, an amount up to the balance, a date
+ * it may post on) to its invoice: one entry (the cash against the receivable and any realised
+ * FX difference, and in the cash view the revenue and tax it recognises, plus `extraLines` of
+ * the caller's own that balance among themselves), the payment row, the invoice's paid amount
+ * and status, and the audit row.
+ */
+export function applyPayment(
+  db: Db,
+  clock: Clock,
+  actor: Actor,
+  invoice: Invoice,
+  payment: Pick<NewPayment, 'amountCents' | 'method' | 'paidAt' | 'memo'>,
+  cash: PaymentCash,
+  extraLines: readonly JournalLineDraft[] = [],
+): { paymentId: string; entryId: string | null } {
+  const balanceCents = invoiceBalanceCents(invoice);
+  if (payment.amountCents <= 0n || payment.amountCents > balanceCents) throw new Error(`applyPayment: ${payment.amountCents} cents against a balance of ${balanceCents}`);
+  const lines = paymentLines(db, invoice, payment.amountCents, cash);
+  const journal = [...lines.journal, ...nonZero([...extraLines])];
   const paymentId = newId();
   // A payment worth nothing in USD in either view (its cash and the receivable it clears both
   // round to zero cents) is still a payment, but has no line to post: the engine writes no entry
   // without two non-zero lines, so it is recorded with none. Non-zero lines always come at least
   // in pairs (each view balances on its own), so a payment posts either nothing or an entry.
   const entry =
-    lines.journal.length === 0
+    journal.length === 0
       ? null
       : postEntry(db, clock, actor, {
           businessId: invoice.businessId,
-          date: input.paidAt,
-          memo: `Payment on invoice ${invoice.number} (${input.method})`,
+          date: payment.paidAt,
+          memo: `Payment on invoice ${invoice.number} (${payment.method})`,
           sourceType: 'invoice_payment',
           sourceId: paymentId,
-          lines: lines.journal,
+          lines: journal,
         });
   run(
     db,
@@ -219,25 +252,25 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     paymentId,
     invoice.id,
-    input.amountCents,
-    input.method,
-    input.paidAt,
-    input.memo ?? null,
-    usdPerUnit,
+    payment.amountCents,
+    payment.method,
+    payment.paidAt,
+    payment.memo ?? null,
+    cash.usdPerUnit,
     lines.cashUsdCents,
     lines.clearedUsdCents,
     entry?.id ?? null,
     nowIso(clock),
   );
-  const settles = input.amountCents === balanceCents;
+  const settles = payment.amountCents === balanceCents;
   // Paid in full from the latest payment's date (payments may be recorded out of date order).
-  const closedOn = settles ? invoice.payments.reduce((latest, payment) => maxDate(latest, payment.paidAt), input.paidAt) : null;
+  const closedOn = settles ? invoice.payments.reduce((latest, earlier) => maxDate(latest, earlier.paidAt), payment.paidAt) : null;
   // A part payment leaves the sweep's overdue as it stands: the invoice is still overdue by the
   // status rule (invoices.ts), and the sweep must not record it going overdue a second time.
   run(
     db,
     "UPDATE invoices SET paid_cents = paid_cents + ?, status = CASE WHEN ? THEN 'paid' WHEN status = 'overdue' THEN 'overdue' ELSE 'partially_paid' END, closed_on = ? WHERE id = ?",
-    input.amountCents,
+    payment.amountCents,
     settles ? 1 : 0,
     closedOn,
     invoice.id,
@@ -250,22 +283,22 @@ export function recordPayment(db: Db, clock: Clock, actor: Actor, input: NewPaym
     subjectId: paymentId,
     detail: {
       invoiceId: invoice.id,
-      amountCents: input.amountCents.toString(),
-      method: input.method,
-      paidAt: input.paidAt,
+      amountCents: payment.amountCents.toString(),
+      method: payment.method,
+      paidAt: payment.paidAt,
       usdCents: lines.cashUsdCents.toString(),
       fxDifferenceUsdCents: (lines.cashUsdCents - lines.clearedUsdCents).toString(),
       posted: entry !== null,
     },
   });
-  return { paymentId, invoice: requireInvoice(db, invoice.id) };
+  return { paymentId, entryId: entry?.id ?? null };
 }
 
 /** The journal lines of one payment, in both views. */
-function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, usdPerUnit: string) {
+function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, cash: PaymentCash) {
   const balanceCents = invoiceBalanceCents(invoice);
   const totalUsdCents = (invoice.subtotalUsdCents ?? 0n) + (invoice.taxUsdCents ?? 0n);
-  const cashUsd = cashUsdCents(amountCents, usdPerUnit);
+  const cashUsd = cash.usdCents;
   const clearedUsdCents = receivableCleared({
     paymentCents: amountCents,
     issueUsdPerUnit: invoice.usdPerUnit ?? '1',
@@ -282,7 +315,7 @@ function paymentLines(db: Db, invoice: Invoice, amountCents: bigint, usdPerUnit:
   const fxUsdCents = cashUsd - clearedUsdCents;
   const fxAccount = systemAccountId(db, invoice.businessId, 'fx_gain_loss');
   const journal = nonZero([
-    { accountId: systemAccountId(db, invoice.businessId, 'bank'), direction: 'debit', amountCents: cashUsd, basis: 'both' },
+    { accountId: systemAccountId(db, invoice.businessId, cash.accountRole), direction: 'debit', amountCents: cashUsd, basis: 'both' },
     // Accrual view: the receivable, and any realised FX difference.
     { accountId: systemAccountId(db, invoice.businessId, 'accounts_receivable'), direction: 'credit', amountCents: clearedUsdCents, basis: 'accrual' },
     { accountId: fxAccount, direction: fxUsdCents >= 0n ? 'credit' : 'debit', amountCents: fxUsdCents >= 0n ? fxUsdCents : -fxUsdCents, basis: 'accrual' },

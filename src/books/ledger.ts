@@ -33,6 +33,7 @@ export const SOURCE_TYPES = [
   'reversal',
   'opening_balance',
   'manual',
+  'card_payment',
 ] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 

@@ -9,6 +9,10 @@ import { rateOnOrBefore } from './fx.js';
 import { newId } from '../ids.js';
 import { lockedThrough } from './periods.js';
 import { getTenant } from './tenants.js';
+import { cardDisputes, cardPaymentsWaiting, cardRefunds, customerDeposits } from './today-cards.js';
+import { type FoundSignal, invoiceUrl, plural, type Rule, type Severity, SIGNAL_SEVERITIES, type TodayContext } from './today-signal.js';
+
+export { type Evidence, type FoundSignal, SIGNAL_SEVERITIES, type Severity, type TodayContext } from './today-signal.js';
 
 /**
  * Today: what needs the firm's attention in one business, worked out from the books by the rule
@@ -16,24 +20,6 @@ import { getTenant } from './tenants.js';
  * evidence. Reading Today refreshes the stored signals (when each was last seen; the ones that no
  * longer apply are closed), as opening the Today page does; nothing else in the books changes.
  */
-
-export const SIGNAL_SEVERITIES = ['blocking', 'urgent', 'attention', 'informational'] as const;
-export type Severity = (typeof SIGNAL_SEVERITIES)[number];
-
-export interface Evidence {
-  label: string;
-  url?: string;
-}
-
-/** What a rule finds: `kind` and `subjectId` say which signal it is, so it keeps its id while it applies. */
-export interface FoundSignal {
-  kind: string;
-  subjectId: string | null;
-  severity: Severity;
-  sentence: string;
-  action: string;
-  evidence: Evidence[];
-}
 
 export interface Signal extends FoundSignal {
   id: string;
@@ -46,21 +32,11 @@ export interface TodayFeed {
   signals: Signal[];
 }
 
-/** Where evidence links point: the API's own address for a resource. */
-export interface TodayContext {
-  siteUrl: string;
-}
-
 const OVERDUE_URGENT_DAYS = 30;
 const REVIEW_URGENT_DAYS = 7;
 const DUE_SOON_DAYS = 7;
 const KEY_EXPIRY_DAYS = 14;
 const PAYMENTS_RECENT_DAYS = 7;
-
-/** One rule of docs/today.md: what it finds in one business today. */
-type Rule = (db: Db, business: Business, today: string, context: TodayContext) => FoundSignal[];
-
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 const billingPastDue: Rule = (db, business) => {
   if (getTenant(db, business.tenantId).billingState !== 'past_due') return [];
@@ -275,21 +251,22 @@ const emailsFailed: Rule = (db, business, _today, context) =>
 /** Every rule, in the order docs/today.md lists them. */
 export const TODAY_RULES: readonly Rule[] = [
   billingPastDue,
+  cardPaymentsWaiting,
   draftWithoutRate,
   emailsFailed,
+  cardDisputes,
   longOverdue,
   reviewWaitingLong,
   reviewWaiting,
   recentlyOverdue,
   draftInClosedPeriod,
   dueSoon,
+  cardRefunds,
+  customerDeposits,
   keyExpiring,
   paymentsReceived,
 ];
 
-function invoiceUrl(context: TodayContext, invoiceId: string): string {
-  return `${context.siteUrl}/api/v1/invoices/${invoiceId}`;
-}
 
 function reviewUrl(context: TodayContext, businessId: string): string {
   return `${context.siteUrl}/api/v1/review-queue?entityId=${businessId}`;

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { utcDay } from './sessions.js';
 import { stripeClient } from './stripe-client.js';
 
 /**
@@ -22,7 +23,18 @@ export interface PaidSessionEvent {
   paymentIntentId: string | null;
 }
 
-export type CardEvent = PaidSessionEvent | { kind: 'ignored'; eventId: string; type: string };
+/** A refund or dispute of a charge: kept for Today, never posted. */
+export interface ChargeNoticeEvent {
+  kind: 'notice';
+  eventId: string;
+  notice: 'refund' | 'dispute';
+  paymentIntentId: string | null;
+  amountCents: bigint;
+  currency: string;
+  reportedOn: string;
+}
+
+export type CardEvent = PaidSessionEvent | ChargeNoticeEvent | { kind: 'ignored'; eventId: string; type: string };
 
 /** The signature is missing, malformed, made with another secret, or too old. */
 export class BadSignature extends Error {
@@ -37,6 +49,8 @@ export function readCardEvent(raw: Buffer, signature: string | undefined, secret
   } catch (error) {
     throw new BadSignature(error instanceof Error ? error.message : String(error));
   }
+  const notice = noticeOf(event);
+  if (notice) return notice;
   const paid =
     (event.type === 'checkout.session.completed' && event.data.object.payment_status === 'paid') || event.type === 'checkout.session.async_payment_succeeded';
   if (!paid) return { kind: 'ignored', eventId: event.id, type: event.type };
@@ -49,7 +63,24 @@ export function readCardEvent(raw: Buffer, signature: string | undefined, secret
     invoiceId: session.metadata?.daybook_invoice_id ?? null,
     amountCents: BigInt(session.amount_total ?? 0),
     currency: session.currency ?? '',
-    paidOn: new Date(event.created * 1000).toISOString().slice(0, 10),
+    paidOn: utcDay(event.created),
     paymentIntentId: typeof intent === 'string' ? intent : (intent?.id ?? null),
   };
+}
+
+/** A refund or dispute, read only when the processor's object has the fields one has. */
+function noticeOf(event: Stripe.Event): ChargeNoticeEvent | null {
+  const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null));
+  const common = { kind: 'notice' as const, eventId: event.id, reportedOn: utcDay(event.created) };
+  if (event.type === 'charge.refunded') {
+    const charge = event.data.object;
+    if (typeof charge.amount_refunded !== 'number' || typeof charge.currency !== 'string') return null;
+    return { ...common, notice: 'refund', paymentIntentId: idOf(charge.payment_intent), amountCents: BigInt(charge.amount_refunded), currency: charge.currency };
+  }
+  if (event.type === 'charge.dispute.created') {
+    const dispute = event.data.object;
+    if (typeof dispute.amount !== 'number' || typeof dispute.currency !== 'string') return null;
+    return { ...common, notice: 'dispute', paymentIntentId: idOf(dispute.payment_intent), amountCents: BigInt(dispute.amount), currency: dispute.currency };
+  }
+  return null;
 }

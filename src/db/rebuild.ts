@@ -112,20 +112,26 @@ function tableExists(db: Db, name: string): boolean {
 /** Indexes and triggers dropped with the table. Automatic indexes (sql NULL) come back with it. */
 function indexesAndTriggersOf(db: Db, table: string): SchemaObject[] {
   return db
-    .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index','trigger') AND sql IS NOT NULL ORDER BY type, name")
+    .prepare("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index','trigger') AND sql IS NOT NULL ORDER BY rowid")
     .all(table) as SchemaObject[];
 }
 
 /**
  * Triggers of other tables, and views, whose text names the table. Matching the text may
  * catch one that merely mentions the name; dropping and recreating it unchanged is harmless.
+ * Every other trigger of a table that has such a trigger comes too, all in the order they were
+ * created: SQLite fires a table's triggers by their order in the schema, so recreating only
+ * some of them would change which refusal a write meets first.
  */
 function triggersAndViewsMentioning(db: Db, table: string): SchemaObject[] {
   const mentions = new RegExp(`\\b${table}\\b`, 'i');
   const candidates = db
-    .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger','view') AND tbl_name <> ? AND sql IS NOT NULL ORDER BY type, name")
-    .all(table) as SchemaObject[];
-  return candidates.filter((object) => mentions.test(object.sql));
+    .prepare("SELECT type, name, tbl_name AS owner, sql FROM sqlite_master WHERE type IN ('trigger','view') AND tbl_name <> ? AND sql IS NOT NULL ORDER BY rowid")
+    .all(table) as (SchemaObject & { owner: string })[];
+  const owners = new Set(candidates.filter((object) => object.type === 'trigger' && mentions.test(object.sql)).map((object) => object.owner));
+  return candidates
+    .filter((object) => mentions.test(object.sql) || (object.type === 'trigger' && owners.has(object.owner)))
+    .map(({ type, name, sql }) => ({ type, name, sql }));
 }
 
 function columnsOf(db: Db, table: string): string[] {

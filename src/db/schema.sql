@@ -8,6 +8,12 @@ CREATE INDEX bills_open ON bills(business_id, closed_on);
 
 CREATE INDEX businesses_tenant ON businesses(tenant_id, name);
 
+CREATE INDEX card_notices_invoice ON card_notices(invoice_id);
+
+CREATE INDEX card_notices_reported ON card_notices(business_id, reported_on);
+
+CREATE INDEX card_payments_entry ON card_payments(journal_entry_id);
+
 CREATE INDEX card_payments_invoice ON card_payments(invoice_id);
 
 CREATE INDEX card_payments_payment ON card_payments(payment_id);
@@ -138,7 +144,20 @@ CREATE TABLE businesses (
     created_at TEXT NOT NULL
   ) STRICT;
 
-CREATE TABLE card_payments (
+CREATE TABLE card_notices (
+    event_id TEXT NOT NULL CHECK (length(event_id) BETWEEN 1 AND 255),
+    business_id TEXT NOT NULL REFERENCES businesses(id),
+    kind TEXT NOT NULL CHECK (kind IN ('refund','dispute')),
+    payment_intent_id TEXT CHECK (payment_intent_id IS NULL OR length(payment_intent_id) BETWEEN 1 AND 255),
+    invoice_id TEXT REFERENCES invoices(id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents >= 0),
+    currency TEXT NOT NULL CHECK (currency GLOB '[A-Z][A-Z][A-Z]'),
+    reported_on TEXT NOT NULL CHECK (reported_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (business_id, event_id)
+  ) STRICT;
+
+CREATE TABLE "card_payments" (
     session_id TEXT NOT NULL CHECK (length(session_id) BETWEEN 1 AND 255),
     business_id TEXT NOT NULL REFERENCES businesses(id),
     invoice_id TEXT NOT NULL REFERENCES invoices(id),
@@ -151,7 +170,21 @@ CREATE TABLE card_payments (
     state TEXT NOT NULL DEFAULT 'received' CHECK (state IN ('received','posted')),
     payment_id TEXT REFERENCES invoice_payments(id),
     posted_at TEXT,
-    CHECK ((state = 'posted') = (payment_id IS NOT NULL AND posted_at IS NOT NULL)),
+    balance_transaction_id TEXT CHECK (balance_transaction_id IS NULL OR length(balance_transaction_id) BETWEEN 1 AND 255),
+    settlement_currency TEXT CHECK (settlement_currency IS NULL OR settlement_currency GLOB '[A-Z][A-Z][A-Z]'),
+    gross_usd_cents INTEGER CHECK (gross_usd_cents IS NULL OR gross_usd_cents >= 0),
+    fee_usd_cents INTEGER CHECK (fee_usd_cents IS NULL OR fee_usd_cents >= 0),
+    applied_cents INTEGER CHECK (applied_cents IS NULL OR (applied_cents >= 0 AND applied_cents <= amount_cents)),
+    deposit_usd_cents INTEGER CHECK (deposit_usd_cents IS NULL OR deposit_usd_cents >= 0),
+    journal_entry_id TEXT REFERENCES journal_entries(id),
+    CHECK (
+      (state = 'received' AND payment_id IS NULL AND posted_at IS NULL AND balance_transaction_id IS NULL AND settlement_currency IS NULL
+        AND gross_usd_cents IS NULL AND fee_usd_cents IS NULL AND applied_cents IS NULL AND deposit_usd_cents IS NULL AND journal_entry_id IS NULL)
+      OR
+      (state = 'posted' AND posted_at IS NOT NULL AND balance_transaction_id IS NOT NULL AND settlement_currency IS NOT NULL
+        AND gross_usd_cents IS NOT NULL AND fee_usd_cents IS NOT NULL AND applied_cents IS NOT NULL AND deposit_usd_cents IS NOT NULL
+        AND (payment_id IS NOT NULL) = (applied_cents > 0))
+    ),
     PRIMARY KEY (business_id, session_id)
   ) STRICT;
 
@@ -304,8 +337,8 @@ CREATE TABLE invoices (
     UNIQUE (business_id, number)
   ) STRICT;
 
-CREATE TABLE job_runs (
-    name TEXT PRIMARY KEY CHECK (name IN ('rates','overdue','outbox','backup','housekeeping')),
+CREATE TABLE "job_runs" (
+    name TEXT PRIMARY KEY CHECK (name IN ('rates','overdue','outbox','backup','housekeeping','card-payments')),
     schedule TEXT,
     last_started_at TEXT CHECK (last_started_at IS NULL OR last_started_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
     last_finished_at TEXT CHECK (last_finished_at IS NULL OR last_finished_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
@@ -319,13 +352,13 @@ CREATE TABLE job_runs (
     updated_at TEXT NOT NULL CHECK (updated_at IS NULL OR updated_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z')
   ) STRICT;
 
-CREATE TABLE journal_entries (
+CREATE TABLE "journal_entries" (
     id TEXT PRIMARY KEY,
     business_id TEXT NOT NULL REFERENCES businesses(id),
     entry_date TEXT NOT NULL CHECK (entry_date GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     memo TEXT CHECK (length(memo) <= 2000),
     source_type TEXT NOT NULL CHECK (source_type IN ('invoice','invoice_payment','expense','review_accept',
-      'bill','bill_payment','reversal','opening_balance','manual')),
+      'bill','bill_payment','reversal','opening_balance','manual','card_payment')),
     source_id TEXT,
     reverses_entry_id TEXT REFERENCES journal_entries(id),
     line_count INTEGER NOT NULL CHECK (line_count >= 2),
@@ -346,7 +379,7 @@ CREATE TABLE journal_lines (
     UNIQUE (entry_id, line_no)
   ) STRICT;
 
-CREATE TABLE ledger_accounts (
+CREATE TABLE "ledger_accounts" (
     id TEXT PRIMARY KEY,
     business_id TEXT NOT NULL REFERENCES businesses(id),
     parent_id TEXT REFERENCES ledger_accounts(id),
@@ -356,7 +389,8 @@ CREATE TABLE ledger_accounts (
     is_heading INTEGER NOT NULL DEFAULT 0 CHECK (is_heading IN (0,1)),
     archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0,1)),
     system_role TEXT CHECK (system_role IN ('bank','accounts_receivable','accounts_payable','sales_tax_payable',
-      'owner_equity','retained_earnings','sales','uncategorized_expense','fx_gain_loss')),
+      'owner_equity','retained_earnings','sales','uncategorized_expense','fx_gain_loss',
+      'card_clearing','payment_fees','customer_deposits')),
     created_at TEXT NOT NULL,
     UNIQUE (business_id, code),
     UNIQUE (business_id, system_role)
@@ -491,11 +525,20 @@ CREATE TRIGGER bills_terms_fixed BEFORE UPDATE OF business_id, vendor_id, number
      ledger_account_id, journal_entry_id, created_at ON bills
    BEGIN SELECT RAISE(ABORT, 'a bill keeps its vendor, number, dates, amount, account and posting'); END;
 
+CREATE TRIGGER card_notices_fixed BEFORE UPDATE ON card_notices
+   BEGIN SELECT RAISE(ABORT, 'a card notice keeps what the processor reported'); END;
+
+CREATE TRIGGER card_notices_kept BEFORE DELETE ON card_notices
+   BEGIN SELECT RAISE(ABORT, 'card notices are kept: the processor reported them'); END;
+
 CREATE TRIGGER card_payments_fixed BEFORE UPDATE OF session_id, business_id, invoice_id, amount_cents, currency, paid_on, received_at ON card_payments
    BEGIN SELECT RAISE(ABORT, 'a card payment keeps what the processor reported'); END;
 
 CREATE TRIGGER card_payments_no_delete BEFORE DELETE ON card_payments
    BEGIN SELECT RAISE(ABORT, 'card payments are kept: the processor took the money'); END;
+
+CREATE TRIGGER card_payments_posted_fixed BEFORE UPDATE ON card_payments WHEN OLD.state = 'posted'
+   BEGIN SELECT RAISE(ABORT, 'a posted card payment is in the books and cannot change'); END;
 
 CREATE TRIGGER invoice_lines_delete_draft_only BEFORE DELETE ON invoice_lines
    WHEN (SELECT status FROM invoices WHERE id = OLD.invoice_id) <> 'draft'

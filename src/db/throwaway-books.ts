@@ -43,7 +43,7 @@ export function throwawayConfig(booksPath: string, overrides: Partial<Config> = 
 }
 
 /** Every job off its schedule: a test server runs a job when the test asks (runJob). */
-export const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null } as const;
+export const JOBS_OFF = { jobRates: null, jobOverdue: null, jobOutbox: null, jobBackup: null, jobHousekeeping: null, jobCardPayments: null } as const;
 
 let template: Promise<Buffer> | undefined;
 

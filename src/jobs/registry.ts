@@ -9,9 +9,10 @@ import { runOutboxDelivery } from './outbox.js';
 import { runOverdueSweep } from './overdue.js';
 import type { JobDefinition, JobRecorder } from './pool.js';
 import { runRatesJob } from './rates.js';
+import { runCardPaymentsJob } from './card-payments.js';
 
 /**
- * Daybook's five jobs: what each runs, its schedule from the configuration (DAYBOOK_JOB_*,
+ * Daybook's six jobs: what each runs, its schedule from the configuration (DAYBOOK_JOB_*,
  * "off" to disable), whether it also runs at start, and how a failed run is retried. The
  * server's pool and `daybook jobs run` both build them here, so both run the same thing.
  */
@@ -29,6 +30,7 @@ const SCHEDULE_SETTING: Record<JobName, keyof Config & `job${string}`> = {
   outbox: 'jobOutbox',
   backup: 'jobBackup',
   housekeeping: 'jobHousekeeping',
+  'card-payments': 'jobCardPayments',
 };
 
 /** The configured schedule of a job, or null when it is off. */
@@ -60,6 +62,8 @@ function jobBodies(services: JobServices): Record<JobName, Omit<DaybookJob, 'nam
     },
     // Every ten minutes (and at start): expired idempotency records and rate windows, planner statistics, the WAL.
     housekeeping: { runAtStart: true, quiet: true, run: () => runHousekeeping({ db, clock, counters: services.counters }) },
+    // Every ten minutes (and at start): paid sessions the webhook missed, and card payments received but not yet posted.
+    'card-payments': { runAtStart: true, quiet: true, run: () => runCardPaymentsJob(services) },
   };
 }
 

@@ -10,6 +10,8 @@ import { PdfRenderFailed } from '../pdf/renderer.js';
 import { budgetSubject } from '../http/client-address.js';
 import type { AppContext, AppMiddleware } from '../http/context.js';
 import { markViewedCommand } from '../door/commands/invoices.js';
+import { recordPaidSession } from '../door/card-payments.js';
+import { ProcessorUnavailable, retrieveSession } from '../cards/sessions.js';
 import { writeNow } from '../door/door.js';
 import { PAY_PAGE_ACTOR } from '../store/audit.js';
 import type { Services } from '../services.js';
@@ -107,17 +109,39 @@ const NOT_STARTED_NOTICE = 'The card payment could not be started just now; plea
 const RECEIVED_NOTICE = 'A card payment for this invoice has been received and is being recorded; the balance below does not show it yet.';
 
 /**
- * GET /pay/{token}/return: where the processor sends the customer after paying. It shows the
- * pay page, saying a card payment is being recorded when one is stored; it trusts nothing in
- * the query (the session is read from the processor's own deliveries).
+ * GET /pay/{token}/return?session_id=…: where the processor sends the customer after paying.
+ * The session is read from the processor itself (the query is only which one to ask about):
+ * a paid session of this invoice is stored and posted, as the webhook would, so a firm whose
+ * server the processor cannot reach still gets its payments recorded. Then the page shows the
+ * new balance, or says a card payment is being recorded while it waits to be posted.
  */
 export function payReturn(services: Services): AppMiddleware {
   return async (ctx) => {
     const token = tokenOf(ctx);
     const invoice = issuedInvoice(services, token);
     if (!invoice) return sendNotFound(ctx);
-    showPage(ctx, services, 200, invoice, token);
+    const sessionId = ctx.query.session_id;
+    const processor = findCardProcessor(services.db, invoice.businessId);
+    if (processor && typeof sessionId === 'string' && SESSION_ID.test(sessionId)) await recordReturn(services, invoice, processor.secretKey, sessionId);
+    showPage(ctx, services, 200, findInvoiceByPayToken(services.db, token)!, token);
   };
+}
+
+/** Checkout Session ids as the processor writes them. */
+const SESSION_ID = /^cs_[A-Za-z0-9_]{1,250}$/;
+
+async function recordReturn(services: Services, invoice: Invoice, secretKey: string, sessionId: string): Promise<void> {
+  let report;
+  try {
+    report = await retrieveSession({ apiUrl: services.config.stripeApiUrl, secretKey }, sessionId);
+  } catch (error) {
+    if (!(error instanceof ProcessorUnavailable)) throw error;
+    services.log.warn({ invoiceId: invoice.id, err: error.message }, 'card payment not checked on return: the processor did not answer');
+    return;
+  }
+  // A session of another invoice (a link pasted from elsewhere) is not this page's to record.
+  if (report.invoiceId !== invoice.id) return;
+  await recordPaidSession(services, { actor: PAY_PAGE_ACTOR, reach: { kind: 'pay-link', invoiceId: invoice.id } }, invoice.businessId, report, 'return');
 }
 
 /**

@@ -7,7 +7,7 @@ import { one, run } from '../db/statements.js';
  * list`, another process, sees what the server's job pool did and plans to do.
  */
 
-export const JOB_NAMES = ['rates', 'overdue', 'outbox', 'backup', 'housekeeping'] as const;
+export const JOB_NAMES = ['rates', 'overdue', 'outbox', 'backup', 'housekeeping', 'card-payments'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 export type JobOutcome = 'running' | 'ok' | 'failed';

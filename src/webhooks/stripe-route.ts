@@ -1,13 +1,19 @@
 import { cardProcessorByEndpoint } from '../books/card-processors.js';
 import { BadSignature, readCardEvent } from '../cards/webhook-events.js';
-import { receiveCardPaymentCommand } from '../door/commands/invoices.js';
-import { writeNow } from '../door/door.js';
-import { ApiError } from '../errors.js';
+import { findCardPayment } from '../books/card-payments.js';
+import { postStoredCardPayment, storeChargeNotice, storePaidSession } from '../door/card-payments.js';
+import type { Writer } from '../door/door.js';
 import type { AppContext, AppMiddleware } from '../http/context.js';
 import type { Services } from '../services.js';
 
 /** A delivery is a few kilobytes; a body past this is not one. */
 export const MAX_WEBHOOK_BYTES = 262_144;
+
+/**
+ * How long a delivery waits for its payment to be posted before it is answered anyway: the
+ * processor gives up on an answer after some seconds, and the payment is stored already.
+ */
+export const POSTING_WAIT_MS = 5_000;
 
 /** The processor's name for itself in the audit trail. */
 const PROCESSOR_ACTOR = { type: 'webhook' as const, id: null, name: 'stripe' };
@@ -34,27 +40,30 @@ export function stripeWebhook(services: Services): AppMiddleware {
       services.log.warn({ businessId: processor.businessId, reason: error.message }, 'card webhook refused: bad signature');
       return answer(ctx, 400, { error: 'bad signature' });
     }
+    const writer: Writer = { actor: PROCESSOR_ACTOR, reach: { kind: 'processor', businessId: processor.businessId } };
+    if (event.kind === 'notice') return answer(ctx, 200, { received: true, recorded: storeChargeNotice(services, writer, processor.businessId, event) });
     if (event.kind === 'ignored' || event.invoiceId === null) return answer(ctx, 200, { received: true, recorded: false });
-    const writer = { actor: PROCESSOR_ACTOR, reach: { kind: 'processor' as const, businessId: processor.businessId } };
-    try {
-      const { received } = writeNow(services, writer, receiveCardPaymentCommand, {
-        sessionId: event.sessionId,
-        invoiceId: event.invoiceId,
-        amountCents: event.amountCents,
-        currency: event.currency,
-        paidOn: event.paidOn,
-        paymentIntentId: event.paymentIntentId,
-        via: 'webhook',
-      });
-      return answer(ctx, 200, { received: true, recorded: received });
-    } catch (error) {
-      // A session naming an invoice of another business, in another currency, or stored for
-      // another invoice already: nothing to store, and nothing a retry would change.
-      if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'validation_failed')) throw error;
-      services.log.warn({ businessId: processor.businessId, sessionId: event.sessionId, reason: error.message }, 'card webhook not recorded');
-      return answer(ctx, 200, { received: true, recorded: false });
-    }
+    const stored = storePaidSession(services, writer, { ...event, invoiceId: event.invoiceId, paid: true, settlement: null }, 'webhook');
+    if (stored !== 'refused') await postWithin(services, writer, processor.businessId, event.sessionId);
+    return answer(ctx, 200, { received: true, recorded: stored === 'stored' });
   };
+}
+
+/**
+ * Posts the stored payment, waiting at most POSTING_WAIT_MS: past that the answer goes and the
+ * posting finishes on its own (or the job posts it later).
+ */
+async function postWithin(services: Services, writer: Writer, businessId: string, sessionId: string): Promise<void> {
+  const stored = findCardPayment(services.db, businessId, sessionId);
+  if (!stored || stored.state === 'posted') return;
+  const posting = postStoredCardPayment(services, writer, stored).catch((error: unknown) => services.log.error({ err: error, sessionId }, 'card payment posting failed'));
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, POSTING_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([posting, waited]);
+  clearTimeout(timer);
 }
 
 function answer(ctx: AppContext, status: number, body: unknown): void {

@@ -31,7 +31,7 @@ describe('daybook jobs', function () {
     return parseOneObject<{ serverRunning: boolean; jobs: ListedJob[] }>(result.stdout);
   };
 
-  it('lists the five jobs with their schedules, none run yet, and says no server runs', async () => {
+  it('lists the six jobs with their schedules, none run yet, and says no server runs', async () => {
     const listed = await list({ ...CLI_TEST_ENV, DAYBOOK_JOB_OUTBOX: '*/5 * * * *' });
     expect(listed.serverRunning).to.equal(false);
     expect(listed.jobs.map((job) => [job.name, job.schedule, job.lastOutcome, job.runs])).to.deep.equal([
@@ -40,6 +40,7 @@ describe('daybook jobs', function () {
       ['outbox', '*/5 * * * *', null, 0],
       ['backup', 'off', null, 0],
       ['housekeeping', '*/10 * * * *', null, 0],
+      ['card-payments', '*/10 * * * *', null, 0],
     ]);
     const human = await cli.run(['jobs', 'list']);
     expectOk(human);

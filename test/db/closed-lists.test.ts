@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ACTOR_TYPES } from '../../src/store/audit.js';
 import { CARD_PROCESSORS } from '../../src/books/card-processors.js';
-import { CARD_PAYMENT_SOURCES, CARD_PAYMENT_STATES } from '../../src/books/card-payments.js';
+import { CARD_NOTICE_KINDS, CARD_PAYMENT_SOURCES, CARD_PAYMENT_STATES } from '../../src/books/card-payments.js';
 import type { Basis } from '../../src/books/businesses.js';
 import { ACCOUNT_TYPES, SYSTEM_ROLES } from '../../src/books/chart.js';
 import type { RateSource } from '../../src/books/fx.js';
@@ -74,6 +74,7 @@ const CLOSED_LISTS: ClosedList[] = [
   { column: 'card_payments.currency', code: 'CURRENCIES', values: CURRENCIES },
   { column: 'card_payments.received_via', code: 'CARD_PAYMENT_SOURCES', values: CARD_PAYMENT_SOURCES },
   { column: 'card_payments.state', code: 'CARD_PAYMENT_STATES', values: CARD_PAYMENT_STATES },
+  { column: 'card_notices.kind', code: 'CARD_NOTICE_KINDS', values: CARD_NOTICE_KINDS },
   { column: 'tenants.billing_state', code: "Tenant['billingState']", values: everyMemberOf<Tenant['billingState']>()(['active', 'past_due']) },
   { column: 'tenants.rate_limit_mode', code: "RateLimitSetting['mode']", values: everyMemberOf<RateLimitSetting['mode']>()(['plan', 'custom', 'off']) },
 ];

@@ -8,7 +8,7 @@ import { createInvoice } from '../../src/books/invoices.js';
 import { inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
 import { ensureServerSecrets } from '../../src/store/secrets.js';
-import { migrateThrough, letOlderBooksTakeTodaysAuditRows } from '../support/db.js';
+import { migrateThrough, letOlderBooksTakeTodaysAuditRows, letOlderBooksTakeTodaysChart } from '../support/db.js';
 import { accountIdByName, buildBusiness, buildTenant, TEST_ACTOR, testClock } from '../support/factories.js';
 
 /**
@@ -31,6 +31,7 @@ describe('migration 20261127_0012_zero_usd_payments on existing books', () => {
     letOlderBooksTakeTodaysAuditRows(db);
     ensureServerSecrets(db, clock);
     const tenant = buildTenant(db, clock);
+    letOlderBooksTakeTodaysChart(db);
     const business = buildBusiness(db, clock, { tenantId: tenant.id });
     const { id: customerId } = inTransaction(db, () => findOrCreateCustomer(db, clock, TEST_ACTOR, tenant.id, { name: 'Harbor Cafe' }));
     const { invoiceId } = inTransaction(db, () =>

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { testClock } from '../support/factories.js';
 
-/** The five jobs as the server's pool and `daybook jobs run` build them from the configuration. */
+/** The six jobs as the server's pool and `daybook jobs run` build them from the configuration. */
 describe('job registry (src/jobs/registry.ts)', () => {
   let temp: TempDb;
   before(async () => {
@@ -29,6 +29,7 @@ describe('job registry (src/jobs/registry.ts)', () => {
       ['outbox', '* * * * *', true, null, true],
       ['backup', '15 2 * * *', false, { firstDelayMs: 300_000, maxDelayMs: 3_600_000 }, false],
       ['housekeeping', '*/10 * * * *', true, null, true],
+      ['card-payments', '*/10 * * * *', true, null, true],
     ]);
   });
 
@@ -38,6 +39,7 @@ describe('job registry (src/jobs/registry.ts)', () => {
       ['overdue', '0 * * * *'],
       ['outbox', '* * * * *'],
       ['housekeeping', '*/10 * * * *'],
+      ['card-payments', '*/10 * * * *'],
     ]);
   });
 

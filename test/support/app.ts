@@ -46,6 +46,8 @@ export interface TestApp {
   post(path: string, key: string | null, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
   /** Reads the TLS files again (what SIGHUP does under `daybook serve`). */
   reloadTls(): boolean;
+  /** Runs one of the server's jobs now, as `daybook jobs run` would (every job is off by default here). */
+  runJob(name: string): Promise<void>;
   /** Runs `work`, whose requests provoke a 500 on purpose (the test asserts it). */
   allowingFaults<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -108,6 +110,7 @@ export async function startTestApp(at = '2026-03-15T12:00:00.000Z', options: Tes
     get: (path, key, headers) => request('GET', path, { key, headers }),
     post: (path, key, body, headers) => request('POST', path, { key, body, headers }),
     reloadTls: () => server.reloadTls(),
+    runJob: (name) => server.runJob(name),
     async allowingFaults(work) {
       expectations.allowFault = true;
       try {

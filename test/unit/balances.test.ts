@@ -9,7 +9,7 @@ import { verifyBalances } from '../../src/books/reports/verify.js';
 import { addDays, monthEnd, yearEnd } from '../../src/dates.js';
 import { type Db, inTransaction, openDb } from '../../src/db/connection.js';
 import { migrateLatest } from '../../src/db/migrate.js';
-import { freshDb, migrateThrough, type TempDb, letOlderBooksTakeTodaysAuditRows } from '../support/db.js';
+import { freshDb, migrateThrough, type TempDb, letOlderBooksTakeTodaysAuditRows, letOlderBooksTakeTodaysChart } from '../support/db.js';
 import { buildBusiness, TEST_ACTOR, testClock } from '../support/factories.js';
 
 /**
@@ -223,6 +223,7 @@ describe('stored balances (src/books/reports/balances.ts, verify.ts)', () => {
       await migrateThrough(path, '20261123_0006_review_queue');
       const older = openDb(path);
       letOlderBooksTakeTodaysAuditRows(older);
+      letOlderBooksTakeTodaysChart(older);
       const clock = testClock();
       const business = buildBusiness(older, clock);
       const postable = listPostableAccounts(older, business.id);

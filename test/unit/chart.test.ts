@@ -20,9 +20,9 @@ describe('chart of accounts: the tree walk', () => {
       ['1100', 1, true, `Assets${PATH_SEPARATOR}Cash and Bank`],
       ['1110', 2, false, `Assets${PATH_SEPARATOR}Cash and Bank${PATH_SEPARATOR}Business Checking`],
       ['1120', 2, false, `Assets${PATH_SEPARATOR}Cash and Bank${PATH_SEPARATOR}Business Savings`],
+      ['1130', 2, false, `Assets${PATH_SEPARATOR}Cash and Bank${PATH_SEPARATOR}Card Payments Clearing`],
       ['1200', 1, false, `Assets${PATH_SEPARATOR}Accounts Receivable`],
       ['1300', 1, false, `Assets${PATH_SEPARATOR}Prepaid Expenses`],
-      ['1500', 1, false, `Assets${PATH_SEPARATOR}Equipment`],
     ]);
     expect(tree.filter((node) => node.depth === 0).map((node) => node.name)).to.deep.equal(Object.values(STANDARD_CHART).map((top) => top.name));
     for (const node of tree) {

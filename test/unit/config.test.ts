@@ -39,6 +39,7 @@ describe('configuration', () => {
       jobOutbox: '* * * * *',
       jobBackup: '15 2 * * *',
       jobHousekeeping: '*/10 * * * *',
+      jobCardPayments: '*/10 * * * *',
     });
   });
 
@@ -68,6 +69,7 @@ describe('configuration', () => {
       'DAYBOOK_JOB_OUTBOX',
       'DAYBOOK_JOB_BACKUP',
       'DAYBOOK_JOB_HOUSEKEEPING',
+      'DAYBOOK_JOB_CARD_PAYMENTS',
     ]);
     expect(Object.keys(loadDefaults())).to.have.lengthOf(CONFIG_ENV_NAMES.length);
   });
@@ -113,6 +115,7 @@ describe('configuration', () => {
       ['DAYBOOK_JOB_OUTBOX', '*/5 * * * *', 'jobOutbox', '*/5 * * * *'],
       ['DAYBOOK_JOB_BACKUP', 'off', 'jobBackup', null],
       ['DAYBOOK_JOB_HOUSEKEEPING', '0 * * * *', 'jobHousekeeping', '0 * * * *'],
+      ['DAYBOOK_JOB_CARD_PAYMENTS', 'off', 'jobCardPayments', null],
     ];
     // TLS needs both files and an https site address; those ride along where the case sets one.
     const companions: Record<string, Record<string, string>> = {
@@ -194,6 +197,7 @@ describe('configuration', () => {
       ['DAYBOOK_JOB_OUTBOX', '* * *'],
       ['DAYBOOK_JOB_BACKUP', ''],
       ['DAYBOOK_JOB_HOUSEKEEPING', 'OFF'],
+      ['DAYBOOK_JOB_CARD_PAYMENTS', 'every 10 minutes'],
     ];
     for (const [env, value] of bad) {
       it(`refuses ${env}=${JSON.stringify(value)}`, () => {

@@ -1,16 +1,10 @@
-import { type PaidSession, receiveCardPayment } from '../../books/card-payments.js';
 import { markOverdueInvoices, markViewed, recordPayment, remindInvoice, sendInvoice, voidInvoice, type NewPayment } from '../../books/invoice-posting.js';
 import { createInvoice, findInvoice, type NewInvoice, relinkInvoice, UNPAID_STATUSES } from '../../books/invoices.js';
 import { todayUtc } from '../../clock.js';
 import { deliverEmails } from '../../email/deliver.js';
-import type { Currency, ForeignCurrency } from '../../money.js';
-import type { FxProvider } from '../../config.js';
-import { lookUpRate } from '../../rates/look-up.js';
-import type { QuotedRates } from '../../rates/provider.js';
 import { pendingEmailIds } from '../../store/outbox.js';
-import { type DoorServices, defineCommand, type Writer, writeNow } from '../door.js';
-import { INSTALLATION_REACH } from '../reach.js';
-import { storeQuoteCommand } from './installation.js';
+import { type DoorServices, defineCommand } from '../door.js';
+import { ensureRate } from '../ensure-rate.js';
 
 /** Invoices: drafted, sent, reminded, paid, viewed, voided, relinked, and found overdue. */
 
@@ -79,15 +73,6 @@ export const markViewedCommand = defineCommand({
   leavesNoRowWhen: (changed) => !changed,
 });
 
-/** A paid Checkout Session, stored once as a card payment `received` (posting it is a step of its own). */
-export const receiveCardPaymentCommand = defineCommand({
-  name: 'card_payment.receive',
-  scope: (input: PaidSession) => ({ invoice: input.invoiceId }),
-  run: ({ db, clock, actor }, input) => receiveCardPayment(db, clock, actor, input),
-  // The same session delivered again stores nothing.
-  leavesNoRowWhen: (result) => !result.received,
-});
-
 /** The overdue job: invoices with money owed past their due date are recorded as overdue. */
 export const markOverdueCommand = defineCommand({
   name: 'invoice.overdue',
@@ -95,25 +80,6 @@ export const markOverdueCommand = defineCommand({
   run: ({ db, clock }) => markOverdueInvoices(db, clock),
   leavesNoRowWhen: (moved) => moved === 0,
 });
-
-/**
- * A foreign invoice posts at a stored rate. When none is stored for the date, the configured
- * provider is asked once, before the write's transaction; its rates are stored through the
- * door under the writer that asked. What it could not give is said in the 422 the write then
- * answers.
- */
-async function ensureRate(services: DoorServices, writer: Writer, currency: Currency, date: string): Promise<void> {
-  if (currency === 'USD') return;
-  const { config, log } = services;
-  if (!config) throw new Error('write door: looking up a rate needs the server’s settings');
-  const provider = { kind: config.fxProvider, url: config.fxProviderUrl };
-  const storer: Writer = { actor: writer.actor, reach: INSTALLATION_REACH };
-  const store = (source: FxProvider, quoted: QuotedRates) => writeNow(services, storer, storeQuoteCommand, { source, quoted });
-  const found = await lookUpRate(services.db, services.clock, store, provider, currency as ForeignCurrency, date, {
-    maxAgeDays: config.rateMaxAgeDays,
-  });
-  if (found.problem) log?.warn({ currency, date, problem: found.problem }, found.rate ? 'using an older exchange rate' : 'no exchange rate to be had');
-}
 
 /** Emails written by a write are delivered after its commit; a failure leaves them for the retries. */
 async function deliver(services: DoorServices, invoiceId: string): Promise<void> {

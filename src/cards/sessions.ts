@@ -1,0 +1,91 @@
+import type Stripe from 'stripe';
+import type { Settlement } from '../books/card-payments.js';
+import { stripeClient } from './stripe-client.js';
+
+/**
+ * Checkout Sessions read back from the processor: whether one is paid, and what its payment
+ * settled as (the balance transaction of its charge: the gross and fee in the processor
+ * account's currency). Daybook asks instead of trusting what a browser brings back.
+ */
+
+export interface SessionReport {
+  sessionId: string;
+  /** The invoice Daybook named in the session's metadata; null for a session made elsewhere. */
+  invoiceId: string | null;
+  paid: boolean;
+  amountCents: bigint;
+  /** As the processor writes it (lower case). */
+  currency: string;
+  /** The UTC day the charge was made; null until it is paid. */
+  paidOn: string | null;
+  paymentIntentId: string | null;
+  /** Null until the processor has booked the charge to its balance. */
+  settlement: Settlement | null;
+}
+
+/** The processor could not be asked (unreachable, or it answered an error). */
+export class ProcessorUnavailable extends Error {
+  override name = 'ProcessorUnavailable';
+}
+
+/** The session is not paid, or its charge is not yet booked to the processor's balance: try again later. */
+export class NotSettled extends Error {
+  override name = 'NotSettled';
+}
+
+export interface ProcessorAccount {
+  apiUrl: string;
+  secretKey: string;
+}
+
+const SETTLEMENT_EXPANSION = ['payment_intent.latest_charge.balance_transaction'];
+
+/** One session, with its payment's settlement. */
+export async function retrieveSession(account: ProcessorAccount, sessionId: string): Promise<SessionReport> {
+  try {
+    const session = await stripeClient(account.apiUrl, account.secretKey).checkout.sessions.retrieve(sessionId, { expand: SETTLEMENT_EXPANSION });
+    return reportOf(session);
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+/** The ids of the sessions completed since `since` (seconds), newest first, every page of them. */
+export async function completedSessionIds(account: ProcessorAccount, since: number): Promise<string[]> {
+  const ids: string[] = [];
+  try {
+    for await (const session of stripeClient(account.apiUrl, account.secretKey).checkout.sessions.list({ created: { gte: since }, status: 'complete', limit: 100 })) {
+      ids.push(session.id);
+    }
+  } catch (error) {
+    throw unavailable(error);
+  }
+  return ids;
+}
+
+function reportOf(session: Stripe.Checkout.Session): SessionReport {
+  const intent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
+  const charge = intent && typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+  const transaction = charge && typeof charge.balance_transaction === 'object' ? charge.balance_transaction : null;
+  return {
+    sessionId: session.id,
+    invoiceId: session.metadata?.daybook_invoice_id ?? null,
+    paid: session.payment_status === 'paid',
+    amountCents: BigInt(session.amount_total ?? 0),
+    currency: session.currency ?? '',
+    paidOn: charge ? utcDay(charge.created) : null,
+    paymentIntentId: intent?.id ?? (typeof session.payment_intent === 'string' ? session.payment_intent : null),
+    settlement: transaction
+      ? { balanceTransactionId: transaction.id, currency: transaction.currency.toUpperCase(), grossCents: BigInt(transaction.amount), feeCents: BigInt(transaction.fee) }
+      : null,
+  };
+}
+
+/** The UTC day of a processor timestamp (seconds since the epoch). */
+export function utcDay(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
+}
+
+function unavailable(error: unknown): ProcessorUnavailable {
+  return new ProcessorUnavailable(error instanceof Error ? error.message : String(error));
+}
