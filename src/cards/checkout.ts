@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Invoice } from '../books/invoices.js';
 import type { Currency } from '../money.js';
+import type Stripe from 'stripe';
 import { stripeClient } from './stripe-client.js';
 
 /**
@@ -31,8 +32,6 @@ export interface CheckoutRequest {
   balanceCents: bigint;
   /** The pay page's address: the customer comes back to it. */
   pageUrl: string;
-  /** The pay link's token, only to tell one link of the invoice from a later one in the idempotency key. */
-  token: string;
 }
 
 export interface CheckoutSession {
@@ -46,33 +45,36 @@ export class CheckoutFailed extends Error {
 }
 
 /**
- * Creates the session. The Idempotency-Key holds the invoice, the balance and (a digest of) the
- * link: a double click makes one session, a later balance or a new link another.
+ * Creates the session. The Idempotency-Key holds the invoice, the balance and a digest of every
+ * parameter (the link's address among them): a double click makes one session, a later
+ * balance, a new link or a changed email address another.
  */
 export async function createCheckoutSession(request: CheckoutRequest): Promise<CheckoutSession> {
   const { invoice, balanceCents } = request;
   if (cardPayable(invoice.currency, balanceCents) !== 'yes') throw new Error(`createCheckoutSession: ${balanceCents} cents cannot be charged by card`);
-  const link = createHash('sha256').update(request.token).digest('hex').slice(0, 16);
-  try {
-    const session = await stripeClient(request.apiUrl, request.secretKey).checkout.sessions.create(
+  const params: Stripe.Checkout.SessionCreateParams = {
+    mode: 'payment',
+    client_reference_id: invoice.id,
+    ...(invoice.customer.email ? { customer_email: invoice.customer.email } : {}),
+    line_items: [
       {
-        mode: 'payment',
-        client_reference_id: invoice.id,
-        ...(invoice.customer.email ? { customer_email: invoice.customer.email } : {}),
-        line_items: [
-          {
-            quantity: 1,
-            // At most eight digits of cents (cardPayable): exact as a number.
-            price_data: { currency: invoice.currency.toLowerCase(), unit_amount: Number(balanceCents), product_data: { name: `Invoice ${invoice.number}` } },
-          },
-        ],
-        metadata: { daybook_invoice_id: invoice.id },
-        payment_intent_data: { metadata: { daybook_invoice_id: invoice.id } },
-        success_url: `${request.pageUrl}/return?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: request.pageUrl,
+        quantity: 1,
+        // At most eight digits of cents (cardPayable): exact as a number.
+        price_data: { currency: invoice.currency.toLowerCase(), unit_amount: Number(balanceCents), product_data: { name: `Invoice ${invoice.number}` } },
       },
-      { idempotencyKey: `daybook-checkout-${invoice.id}-${balanceCents}-${link}` },
-    );
+    ],
+    metadata: { daybook_invoice_id: invoice.id },
+    payment_intent_data: { metadata: { daybook_invoice_id: invoice.id } },
+    success_url: `${request.pageUrl}/return?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: request.pageUrl,
+  };
+  // The processor refuses a key sent again with other parameters (a customer's email changed, a
+  // new site address): a digest of them in the key makes such a request a new session instead.
+  const digest = createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 16);
+  try {
+    const session = await stripeClient(request.apiUrl, request.secretKey).checkout.sessions.create(params, {
+      idempotencyKey: `daybook-checkout-${invoice.id}-${balanceCents}-${digest}`,
+    });
     if (!session.url) throw new CheckoutFailed('the processor gave no checkout address');
     return { id: session.id, url: session.url };
   } catch (error) {

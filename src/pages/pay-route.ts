@@ -82,7 +82,6 @@ export function payCheckout(services: Services): AppMiddleware {
         invoice,
         balanceCents,
         pageUrl: payUrl(services.config.siteUrl, token),
-        token,
       });
     } catch (error) {
       if (!(error instanceof CheckoutFailed)) throw error;

@@ -83,6 +83,15 @@ describe('pay by card: the pay page starts a Stripe Checkout Session', () => {
     expect(again.headers.location, 'the same session').to.equal(session.url);
     expect(fake.requests.map((r) => r.idempotencyKey)).to.deep.equal([request!.idempotencyKey, request!.idempotencyKey]);
     expect([...fake.sessions.values()].filter((candidate) => candidate.metadata.daybook_invoice_id === invoice.id)).to.have.lengthOf(1);
+
+    // The customer's email address changed: the same key with other parameters would be refused
+    // by the processor, so the key changes and a new session is made for the new address.
+    app.db.prepare("UPDATE customers SET email = 'payables@harbor.example' WHERE id = (SELECT customer_id FROM invoices WHERE id = ?)").run(invoice.id);
+    const changed = await checkout(invoice.token);
+    expect(changed.status).to.equal(303);
+    expect(fake.requests[2]!.idempotencyKey).to.not.equal(request!.idempotencyKey);
+    const sessions = [...fake.sessions.values()].filter((candidate) => candidate.metadata.daybook_invoice_id === invoice.id);
+    expect(sessions.map((candidate) => candidate.customer_email)).to.deep.equal(['ap@harbor.example', 'payables@harbor.example']);
   });
 
   it('offers nothing, and 404s the checkout, for a business that takes no cards', async () => {
