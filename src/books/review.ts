@@ -4,16 +4,19 @@ import { assertInTransaction, type Db } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, conflict, validationFailed } from '../errors.js';
 import { type Actor, recordAudit } from '../store/audit.js';
-import { getBusiness } from './businesses.js';
-import { systemAccountId } from './chart.js';
+import { type Business, getBusiness } from './businesses.js';
+import { findLedgerAccount, systemAccountId } from './chart.js';
 import { assertExpenseAccount } from './expenses.js';
 import { assertPostingAllowed, postEntry, withPostingFields } from './ledger.js';
+import type { TransactionDirection } from './transactions.js';
 
 /**
  * The review queue: bank rows waiting for someone to confirm how they are booked, each with the
  * categoriser's proposal. Accepting one posts it (the account against the bank) and settles it;
  * a line since recorded as an expense (POST /expenses) is linked to that expense instead, posting
- * nothing, so the queue never books it twice.
+ * nothing, so the queue never books it twice. Most rows are money out; the only money in queued
+ * is a card processor's payout (src/books/import/bank-import.ts), booked to Card Payments
+ * Clearing and nowhere else.
  */
 
 /** A waiting item as the queue shows it; amounts are USD cents. */
@@ -49,12 +52,13 @@ interface ItemRow {
   created_at: string;
   accepted_at: string | null;
   recorded_expense_id: string | null;
+  direction: TransactionDirection;
 }
 
 const ITEM_SELECT = `SELECT q.id, q.business_id, q.transaction_id, t.txn_date, t.amount_cents, v.name AS vendor, t.description,
     CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.id END AS proposed_account_id,
     CASE WHEN a.archived = 0 AND a.is_heading = 0 THEN a.name END AS proposed_account,
-    q.proposed_account_id AS stored_proposal_id, q.confidence, q.rationale, q.created_at, q.accepted_at, q.recorded_expense_id
+    q.proposed_account_id AS stored_proposal_id, q.confidence, q.rationale, q.created_at, q.accepted_at, q.recorded_expense_id, t.direction
   FROM review_queue_items q
   JOIN transactions t ON t.id = q.transaction_id
   LEFT JOIN vendors v ON v.id = t.vendor_id
@@ -116,9 +120,13 @@ export function listReviewQueue(db: Db, businessIds: readonly string[], limit: n
 export function findReviewItem(
   db: Db,
   id: string,
-): (ReviewItem & { acceptedAt: string | null; storedProposalId: string | null; recordedExpenseId: string | null }) | undefined {
+):
+  | (ReviewItem & { acceptedAt: string | null; storedProposalId: string | null; recordedExpenseId: string | null; direction: TransactionDirection })
+  | undefined {
   const row = one<ItemRow>(db, `${ITEM_SELECT} WHERE q.id = ?`, id);
-  return row && { ...toItem(row), acceptedAt: row.accepted_at, storedProposalId: row.stored_proposal_id, recordedExpenseId: row.recorded_expense_id };
+  return (
+    row && { ...toItem(row), acceptedAt: row.accepted_at, storedProposalId: row.stored_proposal_id, recordedExpenseId: row.recorded_expense_id, direction: row.direction }
+  );
 }
 
 export interface Acceptance {
@@ -131,7 +139,9 @@ export interface Acceptance {
  * Accepts a waiting item: the expense is posted on the transaction's date (the account debited,
  * the bank credited), the transaction becomes `accepted`, or `edited` when the account differs
  * from the proposal, and the item leaves the queue. The account follows the rules of POST
- * /expenses. From then on the booking is history the categoriser learns from. The caller
+ * /expenses. A payout (money in) is posted the other way, the bank debited and the account
+ * credited, and only Card Payments Clearing may take it (assertPayoutAccount). From then on
+ * the booking is history the categoriser learns from (money out only). The caller
  * holds the transaction, so a refusal writes nothing. An item whose bank line is an expense
  * recorded after it was queued is linked to that expense instead and posts nothing (see
  * linkRecordedExpense).
@@ -150,7 +160,10 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
     const why = item.storedProposalId === null ? 'this item has no proposed account' : 'the proposed account can no longer take postings (archived or made a heading)';
     throw validationFailed('accountId', `is required: ${why}`);
   }
-  assertExpenseAccount(db, business, accountId);
+  const moneyIn = item.direction === 'in';
+  if (moneyIn) assertPayoutAccount(db, business, accountId);
+  else assertExpenseAccount(db, business, accountId);
+  const bankId = systemAccountId(db, business.id, 'bank');
   const entry = withPostingFields({}, () =>
     postEntry(db, clock, actor, {
       businessId: business.id,
@@ -159,8 +172,8 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
       sourceType: 'review_accept',
       sourceId: item.id,
       lines: [
-        { accountId, direction: 'debit', amountCents: item.amountCents },
-        { accountId: systemAccountId(db, business.id, 'bank'), direction: 'credit', amountCents: item.amountCents },
+        { accountId: moneyIn ? bankId : accountId, direction: 'debit', amountCents: item.amountCents },
+        { accountId: moneyIn ? accountId : bankId, direction: 'credit', amountCents: item.amountCents },
       ],
     }),
   );
@@ -177,6 +190,22 @@ export function acceptReviewItem(db: Db, clock: Clock, actor: Actor, input: Acce
     detail: { transactionId: item.transactionId, accountId, proposedAccountId: item.storedProposalId, status },
   });
   return { transactionId: item.transactionId, status };
+}
+
+/**
+ * The account a payout (a money-in bank line) may be booked to: the business's Card Payments
+ * Clearing, which the payout clears. Every other account is refused: an expense account would
+ * book a receipt as negative spending, and income or an invoice's receivable would count again
+ * what the card payments in the clearing account already settled. One the business does not
+ * have is not_found, as for an expense.
+ */
+function assertPayoutAccount(db: Db, business: Business, accountId: string): void {
+  const account = findLedgerAccount(db, accountId);
+  if (!account || account.businessId !== business.id) throw new ApiError('not_found', 'accountId: no such account in this business.');
+  if (account.systemRole !== 'card_clearing') {
+    const clearingId = systemAccountId(db, business.id, 'card_clearing');
+    throw validationFailed('accountId', `is not Card Payments Clearing (${clearingId}): this bank line is money in, a card processor's payout, and is booked only to that account`);
+  }
 }
 
 /**

@@ -99,7 +99,7 @@ export const acceptReviewItemOperation = defineWrite({
   permission: 'review:write',
   summary: 'Accept a review item: post it and take it off the queue',
   description:
-    'Books the item to accountId, else to its proposal (422 naming accountId when it has none), on the transaction\'s date: the account debited, the bank account credited. The transaction becomes accepted, or edited when the account differs from the proposal. This is the only call that removes an item from the queue; accepting it again is 409.',
+    'Books the item to accountId, else to its proposal (422 naming accountId when it has none), on the transaction\'s date: the account debited, the bank account credited. A payout of the card processor (money in; its proposal is Card Payments Clearing) is booked the other way, the bank debited and Card Payments Clearing credited, and to no other account (422 naming accountId). The transaction becomes accepted, or edited when the account differs from the proposal. This is the only call that removes an item from the queue; accepting it again is 409.',
   params: Strict({ id: Uuid }),
   query: Strict({}),
   body: Strict({ accountId: Type.Optional(Uuid) }),

@@ -7,7 +7,9 @@ import { all, one, run } from '../../db/statements.js';
 import { foldName, nameKey } from '../../names.js';
 import { type Actor, recordAudit } from '../../store/audit.js';
 import { getBusiness } from '../businesses.js';
-import { type Categoriser, categoriserFor } from '../categorise/index.js';
+import { findCardProcessor } from '../card-processors.js';
+import { type Categoriser, categoriserFor, type Proposal } from '../categorise/index.js';
+import { isProcessorPayout, payoutProposal } from '../categorise/payouts.js';
 import { newId } from '../../ids.js';
 import { lockedThrough } from '../periods.js';
 import type { TransactionDirection, TransactionSource, TransactionStatus } from '../transactions.js';
@@ -16,8 +18,10 @@ import { isCheckedStatementRow, type StatementProblem, StatementRefused, type St
 
 /**
  * Bank statement import: a CSV file becomes transactions, all rows or none. Money out waits in
- * the review queue with the categoriser's proposal; money in is recorded, uncategorised, for
- * reconciliation. Nothing is posted: a row is booked only when its review item is accepted.
+ * the review queue with the categoriser's proposal; so does a card processor's payout, proposed
+ * to Card Payments Clearing, in a business that takes card payments. Other money in is
+ * recorded, uncategorised, for reconciliation. Nothing is posted: a row is booked only when its
+ * review item is accepted.
  */
 
 /** A bank line may clear this many days before or after the date an expense was recorded with. */
@@ -74,9 +78,9 @@ export interface BankImportResult {
    * once and a later import of the row is a duplicate.
    */
   alreadyRecorded: number;
-  /** New money-out rows, each now waiting in the review queue. */
+  /** New rows now waiting in the review queue: money out, and payouts of the card processor. */
   queued: number;
-  /** New money-in rows, recorded uncategorised (no review item). */
+  /** New money-in rows recorded uncategorised (no review item): every one but the payouts queued. */
   moneyIn: number;
 }
 
@@ -85,6 +89,7 @@ export const DEFAULT_PROGRESS_EVERY = 5000;
 const SOURCE: TransactionSource = 'csv';
 const OUT: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'out', status: 'pending' };
 const IN: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'in', status: 'uncategorized' };
+const PAYOUT: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'in', status: 'pending' };
 
 /**
  * Imports checked statement rows into a business, in one transaction: every row whose
@@ -93,10 +98,13 @@ const IN: { direction: TransactionDirection; status: TransactionStatus } = { dir
  * any other money out becomes a `pending` transaction (source csv) with a review item holding
  * the categoriser's proposal, the proposal's rationale also on the transaction, and its vendor
  * found or created by exact name. Money in is `uncategorized`, with no review item and no
- * vendor (a payer is not a vendor). Nothing is posted and the categoriser is not taught: these
- * rows are not booked yet. A new money-out row dated in a closed period could never be
- * accepted, so such rows refuse the whole file (StatementRefused naming each). One audit row
- * (bank.import) records the counts.
+ * vendor (a payer is not a vendor), except a payout of the card processor in a business that
+ * takes card payments (isProcessorPayout, payoutAccount): that is `pending`, again with no
+ * vendor, and its review item proposes Card Payments Clearing, the account accepting it credits. Nothing is posted and the categoriser is not taught: these rows are not booked
+ * yet. A new money-out row dated in a closed period could never be accepted, so such rows
+ * refuse the whole file (StatementRefused naming each); a payout dated there is recorded as
+ * other money in is, since queued it could never leave the queue. One audit row (bank.import)
+ * records the counts.
  */
 export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: BankImportInput, options: BankImportOptions = {}): BankImportResult {
   const every = options.progressEvery ?? DEFAULT_PROGRESS_EVERY;
@@ -108,6 +116,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const businessAccounts = new Set(all<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ?', business.id).map((account) => account.id));
     const closedThrough = lockedThrough(db, business.id);
     const recordedExpenses = recordedExpenseMatcher(db, business.id, input.rows);
+    const clearingAccountId = payoutAccount(db, business.id);
     const vendorIds = new Map<string, string>();
     const seen = new Map<string, number>();
     const createdAt = nowIso(clock);
@@ -117,16 +126,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     let queued = 0;
     let moneyIn = 0;
 
-    const queueRow = (row: StatementRow, amountCents: bigint, fingerprint: string): void => {
-      let vendorId: string | null = null;
-      if (row.vendorName !== null) {
-        vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
-        vendorIds.set(row.vendorName, vendorId);
-      }
-      const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
-      assertQueueableProposal(proposal, businessAccounts);
-      const transactionId = newId();
-      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
+    const insertItem = (transactionId: string, proposal: Proposal): void => {
       run(
         db,
         `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
@@ -139,6 +139,28 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
         proposal.rationale,
         createdAt,
       );
+    };
+
+    const queueRow = (row: StatementRow, amountCents: bigint, fingerprint: string): void => {
+      let vendorId: string | null = null;
+      if (row.vendorName !== null) {
+        vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
+        vendorIds.set(row.vendorName, vendorId);
+      }
+      const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
+      assertQueueableProposal(proposal, businessAccounts);
+      const transactionId = newId();
+      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
+      insertItem(transactionId, proposal);
+    };
+
+    // A payout has no vendor, like all money in: the processor is not a supplier.
+    const queuePayout = (row: StatementRow, clearing: string, fingerprint: string): void => {
+      const proposal = payoutProposal(row.description, clearing);
+      assertQueueableProposal(proposal, businessAccounts);
+      const transactionId = newId();
+      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...PAYOUT, rationale: proposal.rationale, fingerprint, createdAt });
+      insertItem(transactionId, proposal);
     };
 
     input.rows.forEach((row, index) => {
@@ -161,6 +183,9 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
           queueRow(row, amountCents, fingerprint);
           queued += 1;
         }
+      } else if (clearingAccountId !== null && isProcessorPayout(row.description, row.vendorName) && (closedThrough === null || row.date > closedThrough)) {
+        queuePayout(row, clearingAccountId, fingerprint);
+        queued += 1;
       } else {
         insertImported(db, { id: newId(), businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...IN, rationale: null, fingerprint, createdAt });
         moneyIn += 1;
@@ -183,6 +208,19 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     });
     return { businessId: business.id, businessName: business.name, rows: input.rows.length, imported, duplicates, alreadyRecorded, queued, moneyIn };
   });
+}
+
+/**
+ * The account a payout is proposed to: the business's Card Payments Clearing, when the business
+ * takes card payments (connected to the processor now, or card payments were posted to the
+ * clearing account before); else null, and its money in is all recorded uncategorised as
+ * before, since a payout of a processor the books never saw has nothing there to clear.
+ */
+function payoutAccount(db: Db, businessId: string): string | null {
+  const clearing = one<{ id: string }>(db, "SELECT id FROM ledger_accounts WHERE business_id = ? AND system_role = 'card_clearing'", businessId);
+  if (!clearing) return null;
+  const used = one(db, 'SELECT 1 AS found FROM journal_lines WHERE ledger_account_id = ? LIMIT 1', clearing.id) !== undefined;
+  return used || findCardProcessor(db, businessId) !== undefined ? clearing.id : null;
 }
 
 /** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
