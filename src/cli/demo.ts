@@ -1,15 +1,19 @@
 import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEMO_FIRST_DAY, DEMO_LAST_DAY, type DemoBooks, seedDemo } from '../seeds/demo.js';
 import { type Clock, fixedClock, todayUtc } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
+import { payToken, payUrl } from '../books/pay-links.js';
+import { setCardPayments } from '../door/commands/accounts.js';
+import type { FakeStripe } from '../testing/fake-stripe.js';
 import { databaseFiles } from '../db/connection.js';
 import { projectRoot } from '../paths.js';
 import { redactUrl } from '../redact.js';
 import { acquireServerLock } from '../db/server-lock.js';
 import { portNumber } from './args.js';
-import { action, type CliIo, type CommandContext, withBooksAt } from './context.js';
+import { action, type CliIo, type CommandContext, withBooksAt, writeAsCli } from './context.js';
 import { UsageError } from './errors.js';
 import { clockOption, serveUntilStopped } from './serve.js';
 
@@ -52,12 +56,36 @@ function shellQuoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined): void {
+/** The first business, connected to the stand-in card processor, and the unpaid invoice whose pay link is printed. */
+interface DemoCards {
+  businessId: string;
+  businessName: string;
+  invoiceId: string;
+  invoiceNumber: string;
+  payUrl: string;
+}
+
+/** What the demo says about card payments: how to try them, or how to turn them on. */
+function cardPaymentsPart(cards: DemoCards | undefined): { json: Record<string, unknown>; lines: string[] } {
+  if (!cards) {
+    const note = 'Card payments: `npm run demo -- --card-payments` connects a stand-in card processor, to try "Pay by card" on the pay pages';
+    return { json: { connected: false, note }, lines: [note] };
+  }
+  const connected = `Card payments: ${cards.businessName} takes cards through a stand-in processor on this machine; no card is asked for and no money moves.`;
+  const howTo = `To try it, open an unpaid invoice's pay link, press "Pay … by card", then "Pay" on the stand-in's page: you come back to the invoice, paid.`;
+  return {
+    json: { connected: true, businessId: cards.businessId, invoiceId: cards.invoiceId, invoiceNumber: cards.invoiceNumber, payUrl: cards.payUrl, note: `${connected} ${howTo}` },
+    lines: [connected, howTo, `${cards.invoiceNumber}'s pay link:`, cards.payUrl],
+  };
+}
+
+function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined, cards: DemoCards | undefined): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
   const shell = demoShellLine(config.db, demo.key, url);
   const mail = config.smtpUrl ? `sent through ${redactUrl(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
   const clock = at?.toISOString();
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, shell, mail, ...(clock ? { clock } : {}) }, [
+  const cardPayments = cardPaymentsPart(cards);
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, shell, mail, cardPayments: cardPayments.json, ...(clock ? { clock } : {}) }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
@@ -65,6 +93,7 @@ function printDemo(context: CommandContext, demo: DemoBooks, url: string, config
     `Daybook is listening on ${url}`,
     ...(clock ? [`Clock: fixed at ${clock} (--clock); the books are dated from that day`] : []),
     `Email (invoices sent, reminders): ${mail}`,
+    ...cardPayments.lines,
     'Try:',
     curl,
     'In another terminal, this line sets up `daybook`, KEY, H and API for the guides in docs/:',
@@ -75,6 +104,15 @@ function printDemo(context: CommandContext, demo: DemoBooks, url: string, config
 interface DemoOptions {
   port?: number;
   clock?: string;
+  cardPayments?: boolean;
+}
+
+/**
+ * Made-up secrets of the processor's shapes for the stand-in: the demo's books keep them as
+ * real ones are kept, and the stand-in signs its webhooks with the second.
+ */
+function standInSecrets(): { secretKey: string; webhookSecret: string } {
+  return { secretKey: `sk_test_demo${randomBytes(16).toString('hex')}`, webhookSecret: `whsec_demo${randomBytes(24).toString('hex')}` };
 }
 
 async function demo(options: DemoOptions, context: CommandContext): Promise<void> {
@@ -92,6 +130,7 @@ async function demo(options: DemoOptions, context: CommandContext): Promise<void
   // Held from before the books are recreated until the server stops: no other demo or server
   // can serve, delete or reseed them meanwhile.
   const releaseLock = acquireServerLock(dbOption ?? DEMO_DB_PATH);
+  let fake: FakeStripe | undefined;
   try {
     const path = freshDemoPath(dbOption ?? DEMO_DB_PATH, dbOption);
     const port = options.port ?? DEMO_PORT;
@@ -103,12 +142,41 @@ async function demo(options: DemoOptions, context: CommandContext): Promise<void
       ...(context.io.env.DAYBOOK_JOB_RATES === undefined ? { jobRates: null } : {}),
       ...(context.io.env.DAYBOOK_JOB_BACKUP === undefined ? { jobBackup: null } : {}),
     };
-    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs });
-    const books = await withBooksAt(path, context.actor, clock, (db) => seedDemo(db, clock, { siteUrl: config.siteUrl }));
+    if (options.cardPayments) {
+      // The stand-in card processor, on loopback: loaded only when asked for.
+      const { startFakeStripe } = await import('../testing/fake-stripe.js');
+      fake = await startFakeStripe();
+      // Charges are dated on the demo's day, as its books are.
+      fake.now = () => Math.floor(clock.now().getTime() / 1000);
+    }
+    const processor = fake ? { stripeApiUrl: fake.url, stripeCheckoutOrigin: fake.checkoutOrigin } : {};
+    const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs, ...processor });
     const served = { ...context, io: { ...context.io, clock } };
-    await serveUntilStopped(served, config, (server) => printDemo(context, books, server.url, config, at), releaseLock);
+    const secrets = fake ? standInSecrets() : undefined;
+    const { books, cards, endpointId } = await withBooksAt(path, context.actor, clock, (db) => {
+      const books = seedDemo(db, clock, { siteUrl: config.siteUrl });
+      if (!secrets) return { books, cards: undefined, endpointId: undefined };
+      // As `daybook business set-payments` connects a business, through the same command.
+      const { businessId, id, number } = books.unpaidInvoice;
+      const connection = writeAsCli(db, served, setCardPayments, { businessId, secrets });
+      const businessName = books.businesses.find((business) => business.id === businessId)!.name;
+      return { books, cards: { businessId, businessName, invoiceId: id, invoiceNumber: number, token: payToken(db, id) }, endpointId: connection.connected ? connection.endpointId : undefined };
+    });
+    await serveUntilStopped(
+      served,
+      config,
+      (server) => {
+        if (fake && secrets && endpointId) fake.webhookTo = { url: `${server.url}/webhooks/stripe/${endpointId}`, secret: secrets.webhookSecret };
+        // The link as the invoice's email gives it, or this server's own when the site's address is not known (--port 0).
+        const site = siteUrl.siteUrl ?? (context.io.env.DAYBOOK_SITE_URL === undefined ? server.url : config.siteUrl);
+        const shown = cards && { ...cards, payUrl: payUrl(site, cards.token) };
+        printDemo(context, books, server.url, config, at, shown);
+      },
+      releaseLock,
+    );
   } finally {
     releaseLock();
+    await fake?.close();
   }
 }
 
@@ -118,5 +186,6 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
     .description(`fresh demo books (${DEMO_DB_PATH} unless --db), a printed key, then serve on ${DEMO_HOST}`)
     .option('--port <n>', `port, 0 to 65535; 0 picks a free one (default: ${DEMO_PORT})`, portNumber)
     .option('--clock <date>', 'the demo\'s "now", fixed: a day (YYYY-MM-DD) or an ISO 8601 instant; the same clock gives the same books and answers (default: the system clock)')
+    .option('--card-payments', 'connect the first business to a stand-in card processor on this machine, to try "Pay by card" on its pay pages (no money moves)')
     .action(action(io, demo));
 }

@@ -37,6 +37,11 @@ export interface DemoBooks {
   /** The demo key itself: printed once by `daybook demo`, never stored. */
   key: string;
   keyId: string;
+  /**
+   * The first business's newest invoice sent in US dollars: nothing paid on it and not yet due.
+   * `daybook demo --card-payments` prints its pay link, to try paying it by card.
+   */
+  unpaidInvoice: { businessId: string; id: string; number: string };
 }
 
 export const DEMO_TENANT_NAME = 'Harbor & Pine Bookkeeping';
@@ -254,12 +259,13 @@ export const DEMO_SITE_URL = 'http://localhost:3000';
  * drafted, sent (emails written and, as history, marked delivered), paid in parts at other
  * rates (realised FX), viewed, voided; the overdue sweep then marks the ones past due.
  */
-function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoInvoice[], customers: DemoCustomer[], siteUrl: string): void {
+function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoInvoice[], customers: DemoCustomer[], siteUrl: string): SeededInvoice[] {
   const today = todayUtc(clock);
   const accountIds = new Map(listPostableAccounts(db, business.id).map((account) => [account.name, account.id]));
+  const seeded: SeededInvoice[] = [];
   invoices.forEach((demo, index) => {
     const customer = customers.filter((candidate) => candidate.currency === demo.currency)[index % 5]!;
-    const { invoiceId } = createInvoice(db, clock, CLI_ACTOR, {
+    const { invoiceId, invoiceNumber } = createInvoice(db, clock, CLI_ACTOR, {
       business,
       customerId: customer.id,
       currency: demo.currency,
@@ -268,6 +274,7 @@ function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoIn
       ...(demo.taxRatePercent ? { taxRatePercent: demo.taxRatePercent } : {}),
       lines: demo.lines.map((line) => ({ ...line, accountId: accountIds.get(line.account)! })),
     });
+    seeded.push({ id: invoiceId, number: invoiceNumber, demo });
     if (demo.fate === 'draft') return;
     const { invoice } = sendInvoice(db, clock, CLI_ACTOR, invoiceId, { siteUrl });
     if (demo.fate === 'viewed') markViewed(db, clock, invoiceId);
@@ -286,6 +293,22 @@ function seedInvoices(db: Db, clock: Clock, business: Business, invoices: DemoIn
   });
   // The demo's emails are history: delivered long ago, not waiting in the outbox.
   run(db, "UPDATE email_outbox SET status = 'sent', attempts = 1, sent_at = created_at WHERE business_id = ?", business.id);
+  return seeded;
+}
+
+/** An invoice the seed made, with what it was made from. */
+interface SeededInvoice {
+  id: string;
+  number: string;
+  demo: DemoInvoice;
+}
+
+/** The newest of the invoices sent in US dollars and left as sent: nothing paid, not yet due. */
+function newestUnpaidUsd(invoices: SeededInvoice[]): SeededInvoice {
+  const candidates = invoices.filter(({ demo }) => demo.fate === 'sent' && demo.currency === 'USD' && demo.issuedDaysAgo < demo.termsDays);
+  const newest = candidates.sort((a, b) => a.demo.issuedDaysAgo - b.demo.issuedDaysAgo)[0];
+  if (!newest) throw new Error('seedDemo: the first business has no unpaid invoice in US dollars');
+  return newest;
 }
 
 
@@ -497,13 +520,18 @@ export function seedDemo(db: Db, dayClock: Clock, options: { siteUrl?: string } 
     const random = seededRandom(20261123);
     seedRates(db, clock, random);
     const customers = seedCustomers(db, clock, tenant.id);
+    let unpaidInvoice: DemoBooks['unpaidInvoice'] | undefined;
     const businesses = DEMO_BUSINESSES.map((demo, index) => {
       const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: demo.name, basis: demo.basis });
       postOpeningDeposit(db, clock, business, demo.openingDepositCents);
       seedExpenses(db, clock, business, demo, random);
       seedTakings(db, clock, business, demo, random);
       seedBills(db, clock, business, demo);
-      seedInvoices(db, clock, business, index === 0 ? BAKERY_INVOICES : LANDSCAPING_INVOICES, customers, options.siteUrl ?? DEMO_SITE_URL);
+      const invoices = seedInvoices(db, clock, business, index === 0 ? BAKERY_INVOICES : LANDSCAPING_INVOICES, customers, options.siteUrl ?? DEMO_SITE_URL);
+      if (index === 0) {
+        const { id, number } = newestUnpaidUsd(invoices);
+        unpaidInvoice = { businessId: business.id, id, number };
+      }
       seedStatements(db, clock, business);
       return { id: business.id, name: business.name };
     });
@@ -513,6 +541,6 @@ export function seedDemo(db: Db, dayClock: Clock, options: { siteUrl?: string } 
     // An export job's read key, about to expire: Today says so.
     createKey(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'nightly export', access: 'read', expiresOn: addDays(todayUtc(clock), EXPORT_KEY_DAYS_LEFT) });
     if (todayUtc(clock) !== day) throw new Error(`seedDemo: the books ran past ${day}: every date in them is relative to that day`);
-    return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id };
+    return { tenantId: tenant.id, tenantName: tenant.name, businesses, key: key.key, keyId: key.id, unpaidInvoice: unpaidInvoice! };
   });
 }
