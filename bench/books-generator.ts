@@ -558,9 +558,12 @@ function writeHistory(books: Books, totalLines: number): void {
     if (day === 0) {
       post({ date, memo: 'Opening balance', sourceType: 'opening_balance', lines: [line(chart.bank, 'debit', 25_000_000n, 'both'), line(chart.ownerEquity, 'credit', 25_000_000n, 'both')] });
     }
-    const dayTarget = day === days - 1 ? historyLines : Math.round((historyLines * (day + 1)) / days);
+    // The last day keeps at least one entry of its own, so the history always reaches it.
+    const last = day === days - 1;
+    const cap = last ? historyLines : historyLines - MIN_ENTRY_LINES;
+    const dayTarget = last ? historyLines : Math.min(cap, Math.round((historyLines * (day + 1)) / days));
     while (historyWritten < dayTarget) {
-      const room = historyLines - historyWritten;
+      const room = cap - historyWritten;
       const drafts = everyday(books, date);
       const size = drafts.reduce((sum, d) => sum + d.lines.length, 0);
       // Near the end, fill the exact remainder with one expense entry, never leaving a single line.

@@ -25,6 +25,14 @@ export const SYSTEM_ROLES = [
 ] as const;
 export type SystemRole = (typeof SYSTEM_ROLES)[number];
 
+/**
+ * The system accounts an expense may be booked to, by hand or from the review queue: they are
+ * expenses Daybook also posts to itself (processor fees it takes from card payments; fees it
+ * bills apart, such as a monthly charge, are the firm's to book). Every other system account
+ * holds a balance Daybook keeps (the bank, receivables, payables, tax, equity, realised FX).
+ */
+export const EXPENSE_SYSTEM_ROLES: ReadonlySet<SystemRole> = new Set(['uncategorized_expense', 'payment_fees']);
+
 /** Parent names are joined with this to form an account's `path`. */
 export const PATH_SEPARATOR = ' > ';
 

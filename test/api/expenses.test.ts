@@ -472,6 +472,8 @@ describe('POST /expenses', () => {
       ["Owner's Equity", 'owner_equity'],
       ['Retained Earnings', 'retained_earnings'],
       ['Realized FX Gain or Loss', 'fx_gain_loss'],
+      ['Card Payments Clearing', 'card_clearing'],
+      ['Customer Deposits', 'customer_deposits'],
     ]) {
       it(`refuses ${name}, an account Daybook keeps itself (422 validation_failed "accountId:")`, async () => {
         const before = written();
@@ -482,8 +484,10 @@ describe('POST /expenses', () => {
       });
     }
 
-    it('accepts Uncategorized Expense, the one system account an expense may name (201)', async () => {
+    it('accepts Uncategorized Expense and Payment Processing Fees, the system accounts an expense may name (201)', async () => {
       expectCreated(await post(expense({ accountId: accountId('Uncategorized Expense') })));
+      // A processor's fee billed apart from a payment (a monthly charge) is the firm's to book.
+      expectCreated(await post(expense({ accountId: accountId('Payment Processing Fees') })));
     });
 
     it('accepts an asset account such as Equipment and posts it as sent (201)', async () => {

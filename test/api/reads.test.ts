@@ -8,12 +8,14 @@ import { buildTenant, buildBusiness, buildKey } from '../support/factories.js';
 const STANDARD_LEAVES: Array<[code: string, type: string, path: string]> = [
   ['1110', 'asset', 'Assets > Cash and Bank > Business Checking'],
   ['1120', 'asset', 'Assets > Cash and Bank > Business Savings'],
+  ['1130', 'asset', 'Assets > Cash and Bank > Card Payments Clearing'],
   ['1200', 'asset', 'Assets > Accounts Receivable'],
   ['1300', 'asset', 'Assets > Prepaid Expenses'],
   ['1500', 'asset', 'Assets > Equipment'],
   ['2100', 'liability', 'Liabilities > Accounts Payable'],
   ['2200', 'liability', 'Liabilities > Sales Tax Payable'],
   ['2300', 'liability', 'Liabilities > Business Credit Card'],
+  ['2400', 'liability', 'Liabilities > Customer Deposits'],
   ['3100', 'equity', "Equity > Owner's Equity"],
   ['3200', 'equity', "Equity > Owner's Draws"],
   ['3900', 'equity', 'Equity > Retained Earnings'],
@@ -22,6 +24,7 @@ const STANDARD_LEAVES: Array<[code: string, type: string, path: string]> = [
   ['4900', 'revenue', 'Revenue > Other Income'],
   ['6110', 'expense', 'Expenses > Operating Expenses > Advertising and Marketing'],
   ['6120', 'expense', 'Expenses > Operating Expenses > Bank Fees'],
+  ['6125', 'expense', 'Expenses > Operating Expenses > Payment Processing Fees'],
   ['6130', 'expense', 'Expenses > Operating Expenses > Contractors'],
   ['6140', 'expense', 'Expenses > Operating Expenses > Insurance'],
   ['6150', 'expense', 'Expenses > Operating Expenses > Meals'],
@@ -141,7 +144,7 @@ describe('GET /accounts', () => {
       ['Other Income', 'revenue'],
     ]);
     const liabilities = await app.get('/api/v1/accounts?type=liability', tenant.key);
-    expect(liabilities.body.accounts).to.have.length(3);
+    expect(liabilities.body.accounts).to.have.length(4);
   });
 
   it('refuses an unknown type ("type:", 422 validation_failed)', async () => {

@@ -48,6 +48,8 @@ account Assets:Cash and Bank:Business Checking
     ; type: A
 account Assets:Cash and Bank:Business Savings
     ; type: A
+account Assets:Cash and Bank:Card Payments Clearing
+    ; type: A
 account Assets:Accounts Receivable
     ; type: A
 account Assets:Prepaid Expenses
@@ -61,6 +63,8 @@ account Liabilities:Accounts Payable
 account Liabilities:Sales Tax Payable
     ; type: L
 account Liabilities:Business Credit Card
+    ; type: L
+account Liabilities:Customer Deposits
     ; type: L
 account Equity
     ; type: E
@@ -85,6 +89,8 @@ account Expenses:Operating Expenses
 account Expenses:Operating Expenses:Advertising and Marketing
     ; type: X
 account Expenses:Operating Expenses:Bank Fees
+    ; type: X
+account Expenses:Operating Expenses:Payment Processing Fees
     ; type: X
 account Expenses:Operating Expenses:Contractors
     ; type: X
@@ -241,7 +247,7 @@ const AWKWARD_ACCOUNTS: { parent: string | null; code: string; name: string; typ
   { parent: 'Projects: 2026', code: '6402', name: 'Site A', type: 'expense', path: 'Expenses:Operating Expenses:Projects- 2026:Site A (6402)' },
   { parent: 'Revenue', code: '4300', name: 'Consulting: EU', type: 'revenue', path: 'Revenue:Consulting- EU' },
   { parent: 'Revenue', code: '4301', name: '(Misc)', type: 'revenue', path: 'Revenue:_(Misc)' },
-  { parent: 'Cash and Bank', code: '1130', name: 'Petty cash: front desk', type: 'asset', path: 'Assets:Cash and Bank:Petty cash- front desk' },
+  { parent: 'Cash and Bank', code: '1140', name: 'Petty cash: front desk', type: 'asset', path: 'Assets:Cash and Bank:Petty cash- front desk' },
   // At the top of the chart a leading ( or [ would make the posting virtual.
   { parent: null, code: '8000', name: '(Suspense)', type: 'asset', path: '_(Suspense)' },
   { parent: null, code: '8100', name: '[Clearing]', type: 'liability', path: '_[Clearing]' },

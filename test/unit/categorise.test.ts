@@ -28,10 +28,10 @@ describe('the expense categoriser (src/books/categorise)', () => {
   });
   after(() => temp.close());
 
-  /** Every account an expense may be booked to: postable, not archived, no system role but uncategorized_expense. */
+  /** Every account an expense may be booked to: postable, not archived, no system role but uncategorized_expense and payment_fees. */
   function allowedAccountIds(db: Db, businessId: string): Set<string> {
     const rows = db
-      .prepare(`SELECT id FROM ledger_accounts WHERE business_id = ? AND is_heading = 0 AND archived = 0 AND (system_role IS NULL OR system_role = 'uncategorized_expense')`)
+      .prepare(`SELECT id FROM ledger_accounts WHERE business_id = ? AND is_heading = 0 AND archived = 0 AND (system_role IS NULL OR system_role IN ('uncategorized_expense', 'payment_fees'))`)
       .all(businessId) as Array<{ id: string }>;
     return new Set(rows.map((row) => row.id));
   }
