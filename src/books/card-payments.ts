@@ -194,8 +194,8 @@ export function postCardPayment(
   const invoice = findInvoice(db, stored.invoiceId, todayUtc(clock))!;
   const nothing = { posted: false, invoiceId: invoice.id, paymentId: null, appliedCents: 0n, grossUsdCents: 0n, feeUsdCents: 0n, depositUsdCents: 0n };
   if (stored.state === 'posted') return nothing;
-  const postOn = postingDay(db, stored.businessId, stored.paidOn);
-  if (postOn > todayUtc(clock)) throw new ApiError('period_locked', `paidOn: ${stored.paidOn} falls in a closed period that runs past today; the payment is posted on ${postOn}`);
+  const { postOn, why } = postingDay(db, stored, invoice.issueDate);
+  if (postOn > todayUtc(clock)) throw new ApiError('period_locked', `paidOn: the payment taken on ${stored.paidOn} is posted on ${postOn} (${why}), which has not come yet`);
   withPostingFields({ period_locked: 'paidOn' }, () => assertPostingAllowed(db, stored.businessId, postOn));
   const { grossUsdCents, feeUsdCents } = settlementInUsd(db, clock, settlement, postOn, rateMaxAgeDays);
   const owed = UNPAID_STATUSES.includes(invoice.status) ? invoiceBalanceCents(invoice) : 0n;
@@ -212,7 +212,7 @@ export function postCardPayment(
   let entryId: string | null;
   if (appliedCents > 0n) {
     const cash = { accountRole: 'card_clearing' as const, usdCents: appliedUsdCents, usdPerUnit: effectiveRate(appliedUsdCents, appliedCents) };
-    const taken = postOn === stored.paidOn ? '' : `, taken on ${stored.paidOn} in a closed period`;
+    const taken = postOn === stored.paidOn ? '' : `, taken on ${stored.paidOn} ${why}`;
     const payment = { amountCents: appliedCents, method: 'stripe' as const, paidAt: postOn, memo: `Card payment ${stored.sessionId}${taken}` };
     ({ paymentId, entryId } = applyPayment(db, clock, actor, invoice, payment, cash, heldAndFees));
   } else {
@@ -264,13 +264,25 @@ export function postCardPayment(
 }
 
 /**
- * The day a card payment posts on: the day the processor took it, or, when that day is in a
- * closed period, the first day after the lock. The money arrived; a closed period must not
- * keep it out of the books, and locks only move forward.
+ * The day a card payment posts on: the day the processor took it, but never before its
+ * invoice's issue date (an invoice sent ahead of its date can be paid at once; the receivable
+ * is not in the books before then), and, when that day is in a closed period, the first day
+ * after the lock: the money arrived, a closed period must not keep it out of the books, and
+ * locks only move forward. `why` says what moved it.
  */
-export function postingDay(db: Db, businessId: string, paidOn: string): string {
-  const through = lockedThrough(db, businessId);
-  return through !== null && paidOn <= through ? addDays(through, 1) : paidOn;
+export function postingDay(db: Db, payment: Pick<StoredCardPayment, 'businessId' | 'paidOn'>, issueDate: string): { postOn: string; why: string } {
+  const early = payment.paidOn < issueDate;
+  const day = early ? issueDate : payment.paidOn;
+  const through = lockedThrough(db, payment.businessId);
+  if (through !== null && day <= through) return { postOn: addDays(through, 1), why: 'in a closed period' };
+  return { postOn: day, why: early ? "before the invoice's issue date" : '' };
+}
+
+/** The day a stored card payment will post on (postingDay), for what must be ready by then: a rate. */
+export function cardPaymentPostingDay(db: Db, businessId: string, sessionId: string): string | undefined {
+  const stored = findCardPayment(db, businessId, sessionId);
+  const invoice = stored && findInvoice(db, stored.invoiceId);
+  return stored && invoice ? postingDay(db, stored, invoice.issueDate).postOn : undefined;
 }
 
 /** The gross and fee in US cents: as credited for a US-dollar account, else at the day's stored rate. */
@@ -294,7 +306,10 @@ export interface CardNotice {
   kind: (typeof CARD_NOTICE_KINDS)[number];
   invoiceId: string;
   paymentIntentId: string;
-  /** In `currency`'s cents: what was refunded or disputed. */
+  /**
+   * In `currency`'s cents: what was disputed; for a refund, what the charge has had refunded
+   * in all so far (the processor reports the running total with each refund).
+   */
   amountCents: bigint;
   currency: string;
   reportedOn: string;
@@ -314,6 +329,11 @@ export function recordCardNotice(db: Db, clock: Clock, actor: Actor, notice: Car
   assertInTransaction(db, 'recordCardNotice');
   const invoice = findInvoice(db, notice.invoiceId);
   if (!invoice) throw notFound('invoice');
+  // A refund is kept as what it adds to the refunds kept before: two refunds of 100 arrive as
+  // totals of 100 and 200, and the firm must book 100 twice, not 100 and then 200. A total no
+  // larger than what is kept (a repeat, or an earlier total arriving late) adds nothing.
+  const amountCents = notice.kind === 'refund' ? notice.amountCents - refundedBefore(db, invoice.businessId, notice.paymentIntentId) : notice.amountCents;
+  if (amountCents <= 0n) return { recorded: false };
   const { changes } = run(
     db,
     `INSERT INTO card_notices (event_id, business_id, kind, payment_intent_id, invoice_id, amount_cents, currency, reported_on, received_at)
@@ -323,7 +343,7 @@ export function recordCardNotice(db: Db, clock: Clock, actor: Actor, notice: Car
     notice.kind,
     notice.paymentIntentId,
     invoice.id,
-    notice.amountCents,
+    amountCents,
     notice.currency.toUpperCase(),
     notice.reportedOn,
     nowIso(clock),
@@ -335,7 +355,18 @@ export function recordCardNotice(db: Db, clock: Clock, actor: Actor, notice: Car
     action: `card_payment.${notice.kind}`,
     subjectType: 'invoice',
     subjectId: invoice.id,
-    detail: { eventId: notice.eventId, paymentIntentId: notice.paymentIntentId, amountCents: notice.amountCents.toString(), currency: notice.currency.toUpperCase() },
+    detail: { eventId: notice.eventId, paymentIntentId: notice.paymentIntentId, amountCents: amountCents.toString(), currency: notice.currency.toUpperCase() },
   });
   return { recorded: true };
+}
+
+/** The refunds of a payment intent kept so far, in all. */
+function refundedBefore(db: Db, businessId: string, paymentIntentId: string): bigint {
+  const row = one<{ total: bigint | null }>(
+    db,
+    "SELECT sum(amount_cents) AS total FROM card_notices WHERE business_id = ? AND payment_intent_id = ? AND kind = 'refund'",
+    businessId,
+    paymentIntentId,
+  );
+  return row?.total ?? 0n;
 }

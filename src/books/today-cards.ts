@@ -2,7 +2,7 @@ import { addDays } from '../dates.js';
 import { all } from '../db/statements.js';
 import { type Currency, formatMoney, isCurrency, usd } from '../money.js';
 import { findCardProcessor } from './card-processors.js';
-import { lockedThrough } from './periods.js';
+import { postingDay } from './card-payments.js';
 import { getTenant } from './tenants.js';
 import { invoiceUrl, type Rule } from './today-signal.js';
 
@@ -19,6 +19,8 @@ interface WaitingRow {
   session_id: string;
   invoice_id: string;
   number: string;
+  issue_date: string;
+  received_at: string;
   amount_cents: bigint;
   currency: Currency;
   paid_on: string;
@@ -28,23 +30,26 @@ interface WaitingRow {
 export const cardPaymentsWaiting: Rule = (db, business, today, context) => {
   const rows = all<WaitingRow>(
     db,
-    `SELECT c.session_id, c.invoice_id, i.number, c.amount_cents, c.currency, c.paid_on FROM card_payments c JOIN invoices i ON i.id = c.invoice_id
+    `SELECT c.session_id, c.invoice_id, i.number, i.issue_date, c.received_at, c.amount_cents, c.currency, c.paid_on FROM card_payments c JOIN invoices i ON i.id = c.invoice_id
      WHERE c.business_id = ? AND c.state = 'received' ORDER BY c.received_at, c.session_id`,
     business.id,
   );
   if (rows.length === 0) return [];
-  const through = lockedThrough(db, business.id);
   const pastDue = getTenant(db, business.tenantId).billingState === 'past_due';
   const connected = findCardProcessor(db, business.id) !== undefined;
   return rows.map((row) => {
+    const { postOn, why } = postingDay(db, { businessId: business.id, paidOn: row.paid_on }, row.issue_date);
     const blocker =
-      through !== null && row.paid_on <= through && through >= today
-        ? { why: `its day, ${row.paid_on}, falls in a closed period that runs through ${through}`, action: `Nothing: it is posted on ${addDays(through, 1)}, the first day after the lock, by the card-payments job.` }
+      postOn > today
+        ? { why: `it is posted on ${postOn} (taken ${why}), which has not come yet`, action: `Nothing: the card-payments job posts it on ${postOn}.` }
         : pastDue
           ? { why: 'billing is past due, so nothing is posted', action: 'Settle the subscription; the card-payments job then posts it.' }
           : !connected
             ? { why: 'the business is no longer connected to its card processor, which Daybook asks what the payment settled as', action: 'Connect it again (daybook business set-payments); the card-payments job then posts it.' }
-            : { why: 'the processor has not yet reported what it settled as, or no exchange rate is stored for the day', action: 'Nothing, usually: the card-payments job tries every 10 minutes. If it stays, see the server log for the reason.' };
+            : {
+                why: 'Daybook has not yet learned from the processor what it settled as (the charge not yet booked to its balance, the processor unreachable, or a key it refuses), or no exchange rate is stored for the day',
+                action: `The card-payments job tries every 10 minutes. Received at ${row.received_at}: if it stays, the server log says why on each try ("card payment received, not posted yet"); a key the processor refuses needs the permissions in docs/payments.md.`,
+              };
     return {
       kind: 'card_payment_waiting',
       subjectId: row.session_id,
@@ -56,12 +61,12 @@ export const cardPaymentsWaiting: Rule = (db, business, today, context) => {
   });
 };
 
-/** A card payment larger than what the invoice owed: the excess is held in Customer deposits. */
+/** A card payment larger than what the invoice owed: the excess is held in Customer deposits (shown for 30 days from its posting). */
 export const customerDeposits: Rule = (db, business, today, context) =>
   all<{ session_id: string; invoice_id: string; number: string; deposit_usd_cents: bigint; paid_on: string }>(
     db,
     `SELECT c.session_id, c.invoice_id, i.number, c.deposit_usd_cents, c.paid_on FROM card_payments c JOIN invoices i ON i.id = c.invoice_id
-     WHERE c.business_id = ? AND c.state = 'posted' AND c.deposit_usd_cents > 0 AND c.paid_on > ? ORDER BY c.paid_on, c.session_id`,
+     WHERE c.business_id = ? AND c.state = 'posted' AND c.deposit_usd_cents > 0 AND substr(c.posted_at, 1, 10) > ? ORDER BY c.posted_at, c.session_id`,
     business.id,
     addDays(today, -CARD_NOTICE_DAYS),
   ).map((row) => ({

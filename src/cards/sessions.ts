@@ -23,10 +23,22 @@ export interface SessionReport {
   settlement: Settlement | null;
 }
 
-/** The processor could not be asked (unreachable, or it answered an error). */
+/** The processor could not be asked just now (unreachable, too many requests, its own failure): ask again later. */
 export class ProcessorUnavailable extends Error {
   override name = 'ProcessorUnavailable';
 }
+
+/**
+ * The processor refused the request: the key is revoked or lacks a permission Daybook needs
+ * (docs/payments.md lists them), or it knows no such session. Asking again changes nothing
+ * until someone acts.
+ */
+export class ProcessorRefused extends Error {
+  override name = 'ProcessorRefused';
+}
+
+/** What the processor could not do, however it failed. */
+export type ProcessorProblem = ProcessorUnavailable | ProcessorRefused;
 
 /** The session is not paid, or its charge is not yet booked to the processor's balance: try again later. */
 export class NotSettled extends Error {
@@ -42,23 +54,27 @@ const SETTLEMENT_EXPANSION = ['payment_intent.latest_charge.balance_transaction'
 
 /** One session, with its payment's settlement. */
 export async function retrieveSession(account: ProcessorAccount, sessionId: string): Promise<SessionReport> {
+  let session: Stripe.Checkout.Session;
   try {
-    const session = await stripeClient(account.apiUrl, account.secretKey).checkout.sessions.retrieve(sessionId, { expand: SETTLEMENT_EXPANSION });
-    return reportOf(session);
+    session = await stripeClient(account.apiUrl, account.secretKey).checkout.sessions.retrieve(sessionId, { expand: SETTLEMENT_EXPANSION });
   } catch (error) {
-    throw unavailable(error);
+    throw processorProblem(error);
   }
+  return reportOf(session);
 }
 
-/** The ids of the sessions completed since `since` (seconds), newest first, every page of them. */
-export async function completedSessionIds(account: ProcessorAccount, since: number): Promise<string[]> {
+/**
+ * The ids of the sessions completed since `since` (seconds) that are paid and name one of
+ * Daybook's invoices, newest first, every page of them: what the job may have missed.
+ */
+export async function paidSessionIds(account: ProcessorAccount, since: number): Promise<string[]> {
   const ids: string[] = [];
   try {
     for await (const session of stripeClient(account.apiUrl, account.secretKey).checkout.sessions.list({ created: { gte: since }, status: 'complete', limit: 100 })) {
-      ids.push(session.id);
+      if (session.payment_status === 'paid' && session.metadata?.daybook_invoice_id) ids.push(session.id);
     }
   } catch (error) {
-    throw unavailable(error);
+    throw processorProblem(error);
   }
   return ids;
 }
@@ -86,6 +102,12 @@ export function utcDay(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 10);
 }
 
-function unavailable(error: unknown): ProcessorUnavailable {
-  return new ProcessorUnavailable(error instanceof Error ? error.message : String(error));
+/** Errors the SDK reports for a request that may succeed when asked again. */
+const TRANSIENT = new Set(['StripeConnectionError', 'StripeAPIError', 'StripeRateLimitError']);
+
+/** The SDK's error as one of ours: a failure worth retrying, or a refusal someone must act on. */
+function processorProblem(error: unknown): ProcessorProblem {
+  const type = (error as { type?: unknown }).type;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof type === 'string' && !TRANSIENT.has(type) ? new ProcessorRefused(message) : new ProcessorUnavailable(message);
 }

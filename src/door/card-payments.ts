@@ -1,5 +1,5 @@
 import { cardPaymentByIntent, findCardPayment, type StoredCardPayment } from '../books/card-payments.js';
-import { ProcessorUnavailable, NotSettled, type SessionReport } from '../cards/sessions.js';
+import { NotSettled, ProcessorRefused, ProcessorUnavailable, type SessionReport } from '../cards/sessions.js';
 import type { ChargeNoticeEvent } from '../cards/webhook-events.js';
 import { ApiError } from '../errors.js';
 import { postCardPaymentCommand, receiveCardPaymentCommand, recordCardNoticeCommand } from './commands/cards.js';
@@ -50,8 +50,9 @@ export async function postStoredCardPayment(services: DoorServices, writer: Writ
     const { result } = (await write(services, writer, postCardPaymentCommand, input)) as { result: { posted: boolean } };
     return result.posted ? 'posted' : 'posted_already';
   } catch (error) {
-    if (!isRefusal(error) && !(error instanceof NotSettled) && !(error instanceof ProcessorUnavailable)) throw error;
-    services.log?.warn({ businessId: stored.businessId, sessionId: stored.sessionId, reason: (error as Error).message }, 'card payment received, not posted yet');
+    if (!isRefusal(error) && !(error instanceof NotSettled) && !(error instanceof ProcessorUnavailable) && !(error instanceof ProcessorRefused)) throw error;
+    const level = error instanceof ProcessorRefused ? 'error' : 'warn';
+    services.log?.[level]({ businessId: stored.businessId, sessionId: stored.sessionId, reason: (error as Error).message }, 'card payment received, not posted yet');
     return 'waiting';
   }
 }

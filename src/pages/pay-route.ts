@@ -11,7 +11,7 @@ import { budgetSubject } from '../http/client-address.js';
 import type { AppContext, AppMiddleware } from '../http/context.js';
 import { markViewedCommand } from '../door/commands/invoices.js';
 import { recordPaidSession } from '../door/card-payments.js';
-import { ProcessorUnavailable, retrieveSession } from '../cards/sessions.js';
+import { ProcessorRefused, ProcessorUnavailable, retrieveSession } from '../cards/sessions.js';
 import { writeNow } from '../door/door.js';
 import { PAY_PAGE_ACTOR } from '../store/audit.js';
 import type { Services } from '../services.js';
@@ -134,8 +134,8 @@ async function recordReturn(services: Services, invoice: Invoice, secretKey: str
   try {
     report = await retrieveSession({ apiUrl: services.config.stripeApiUrl, secretKey }, sessionId);
   } catch (error) {
-    if (!(error instanceof ProcessorUnavailable)) throw error;
-    services.log.warn({ invoiceId: invoice.id, err: error.message }, 'card payment not checked on return: the processor did not answer');
+    if (!(error instanceof ProcessorUnavailable) && !(error instanceof ProcessorRefused)) throw error;
+    services.log.warn({ invoiceId: invoice.id, err: error.message }, `card payment not checked on return: the processor ${error instanceof ProcessorRefused ? 'refused' : 'did not answer'}`);
     return;
   }
   // A session of another invoice (a link pasted from elsewhere) is not this page's to record.

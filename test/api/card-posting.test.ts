@@ -7,7 +7,9 @@ import { CLI_ACTOR } from '../../src/store/audit.js';
 import { type FakeStripe, startFakeStripe } from '../../src/testing/fake-stripe.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { TEST_ACTOR } from '../support/factories.js';
-import { type Books, getInvoice, type IssuedInvoice, issueInvoice, newBooks, payInvoice } from '../support/invoicing.js';
+import { addBilledCustomer, type Books, createInvoice, getInvoice, invoiceBody, invoiceLine, type IssuedInvoice, issueInvoice, newBooks, payInvoice, sendInvoice } from '../support/invoicing.js';
+import { disconnectCardProcessor } from '../../src/books/card-processors.js';
+import { setTenant } from '../support/api.js';
 
 /**
  * Card payments reach the books (issue: card payments through Stripe Checkout): a paid
@@ -219,7 +221,7 @@ describe('card payments are posted once, as the money really is', () => {
     const waiting = (await signals(books)).filter((signal) => WAITING.test(signal.sentence));
     expect(waiting).to.have.lengthOf(1);
     expect(waiting[0]).to.include({ severity: 'blocking' });
-    expect(waiting[0]!.sentence).to.equal(`A card payment of $1,000.00 for ${invoice.number}, taken on 2026-03-16, is received but not in the books: the processor has not yet reported what it settled as, or no exchange rate is stored for the day.`);
+    expect(waiting[0]!.sentence).to.equal(`A card payment of $1,000.00 for ${invoice.number}, taken on 2026-03-16, is received but not in the books: Daybook has not yet learned from the processor what it settled as (the charge not yet booked to its balance, the processor unreachable, or a key it refuses), or no exchange rate is stored for the day.`);
     const page = await app.get(invoice.payPath);
     expect(page.text).to.match(/being recorded/);
 
@@ -239,8 +241,8 @@ describe('card payments are posted once, as the money really is', () => {
     await app.runJob('card-payments');
     expect(cardPayment(sessionId)).to.include({ state: 'received' });
     const [waiting] = (await signals(books)).filter((signal) => WAITING.test(signal.sentence));
-    expect(waiting!.sentence).to.match(/its day, 2026-03-16, falls in a closed period that runs through 2026-03-16\.$/);
-    expect(waiting!.action).to.equal('Nothing: it is posted on 2026-03-17, the first day after the lock, by the card-payments job.');
+    expect(waiting!.sentence).to.match(/it is posted on 2026-03-17 \(taken in a closed period\), which has not come yet\.$/);
+    expect(waiting!.action).to.equal('Nothing: the card-payments job posts it on 2026-03-17.');
 
     app.clock.set('2026-03-17T08:00:00.000Z');
     try {
@@ -335,5 +337,68 @@ describe('card payments are posted once, as the money really is', () => {
       ['The card processor refunded', 'attention'],
     ]);
     expect(found[1]!.sentence).to.equal(`The card processor refunded $250.00 of the payment on ${invoice.number}, reported on 2026-03-16. Daybook has not posted the refund.`);
+  });
+  it('posts a payment made before its invoice’s issue date on the issue date, waiting on Today until then', async () => {
+    const books = connected();
+    // Issued 2026-03-18, sent ahead on 2026-03-16, paid by card the same day.
+    const customerId = addBilledCustomer(app, books.tenantId);
+    const created = await createInvoice(app, books.key, invoiceBody(app, books.businessId, customerId, { issueDate: '2026-03-18', paymentTermsDays: 30, lines: [invoiceLine(app, books.businessId, { description: 'Consulting', quantity: '2', unitPriceCents: '50000' })] }));
+    await sendInvoice(app, books.key, created.invoiceId);
+    const payPath = new URL(created.webUrl).pathname;
+    const sessionId = await startCheckout({ id: created.invoiceId, number: created.invoiceNumber, payPath, token: payPath.slice('/pay/'.length) });
+    await fake.deliver(webhook(books), fake.pay(sessionId));
+    expect(cardPayment(sessionId)).to.include({ state: 'received' });
+    const [waiting] = (await signals(books)).filter((signal) => WAITING.test(signal.sentence));
+    expect(waiting!.sentence).to.match(/it is posted on 2026-03-18 \(taken before the invoice's issue date\), which has not come yet\.$/);
+
+    app.clock.set('2026-03-18T08:00:00.000Z');
+    try {
+      await app.runJob('card-payments');
+    } finally {
+      app.clock.set(NOW);
+    }
+    const posted = cardPayment(sessionId);
+    expect(posted).to.include({ state: 'posted' });
+    expect(app.db.prepare('SELECT entry_date FROM journal_entries WHERE id = ?').get(posted.journal_entry_id)).to.deep.equal({ entry_date: '2026-03-18' });
+  });
+
+  it('keeps each refund as what it adds, though the processor reports the running total with each', async () => {
+    const books = connected();
+    const invoice = await issueInvoice(app, books);
+    const sessionId = await startCheckout(invoice);
+    await fake.deliver(webhook(books), fake.pay(sessionId));
+    const first = fake.chargeEvent(sessionId, 'charge.refunded', 10_000);
+    const second = fake.chargeEvent(sessionId, 'charge.refunded', 30_000);
+    for (const event of [first, second, first]) expect(await fake.deliver(webhook(books), event)).to.equal(200);
+    expect(app.db.prepare("SELECT amount_cents FROM card_notices WHERE invoice_id = ? AND kind = 'refund' ORDER BY received_at, amount_cents").all(invoice.id)).to.deep.equal([
+      { amount_cents: 10_000n },
+      { amount_cents: 20_000n },
+    ]);
+  });
+
+  it('names why a payment waits: the business disconnected, or billing past due', async () => {
+    const books = connected();
+    const invoice = await issueInvoice(app, books);
+    const sessionId = await startCheckout(invoice);
+    await fake.deliver(webhook(books), fake.pay(sessionId, { pendingBalance: true }));
+    inTransaction(app.db, () => disconnectCardProcessor(app.db, app.clock, TEST_ACTOR, books.businessId));
+    const [disconnected] = (await signals(books)).filter((signal) => WAITING.test(signal.sentence));
+    expect(disconnected!.sentence).to.match(/the business is no longer connected to its card processor/);
+    setTenant(app, books.tenantId, { billingState: 'past_due' });
+    const [pastDue] = (await signals(books)).filter((signal) => WAITING.test(signal.sentence));
+    expect(pastDue!.sentence).to.match(/billing is past due, so nothing is posted\.$/);
+  });
+
+  it('still finds the paid sessions of one business when the processor refuses another’s key', async () => {
+    const refused = connected();
+    const books = connected();
+    const invoice = await issueInvoice(app, books);
+    const sessionId = await startCheckout(invoice);
+    fake.pay(sessionId);
+    // The first business connected asks first: its list is refused.
+    fake.failNext(401, 'Invalid API Key provided: sk_test_****0000');
+    void refused;
+    await app.runJob('card-payments');
+    expect(cardPayment(sessionId)).to.include({ state: 'posted', received_via: 'job' });
   });
 });

@@ -1,4 +1,4 @@
-import { type CardNotice, findCardPayment, type PaidSession, postCardPayment, receiveCardPayment, recordCardNotice, type Settlement } from '../../books/card-payments.js';
+import { type CardNotice, cardPaymentPostingDay, type PaidSession, postCardPayment, receiveCardPayment, recordCardNotice, type Settlement } from '../../books/card-payments.js';
 import { findCardProcessor } from '../../books/card-processors.js';
 import { conflict } from '../../errors.js';
 import { isCurrency } from '../../money.js';
@@ -42,8 +42,9 @@ export const postCardPaymentCommand = defineCommand({
     const report = await retrieveSession({ apiUrl: services.config.stripeApiUrl, secretKey: processor.secretKey }, input.sessionId);
     if (!report.paid || !report.settlement) throw new NotSettled(`the processor has not booked session ${input.sessionId} to its balance yet`);
     const settledIn = report.settlement.currency;
-    const paidOn = findCardPayment(services.db, input.businessId, input.sessionId)?.paidOn;
-    if (isCurrency(settledIn) && paidOn) await ensureRate(services, writer, settledIn, paidOn);
+    // Converted on the day it posts, which a closed period or the issue date may move.
+    const postOn = cardPaymentPostingDay(services.db, input.businessId, input.sessionId);
+    if (isCurrency(settledIn) && postOn) await ensureRate(services, writer, settledIn, postOn);
     return report.settlement;
   },
   run: ({ db, clock, actor, prepared }, input) => postCardPayment(db, clock, actor, input, prepared, input.rateMaxAgeDays),
