@@ -28,6 +28,7 @@ import { packageVersion } from './paths.js';
 import { validationFailed } from './errors.js';
 import type { Logger } from './log.js';
 import { mountReferencePage } from './pages/reference-route.js';
+import { mountConsole } from './pages/console/route.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -136,6 +137,7 @@ function publicPipeline(services: Services, openApi: string): AppMiddleware {
   router.post('/pay/:token/checkout', budget, payCheckout(services) as never);
   router.post('/webhooks/stripe/:endpointId', stripeWebhook(services) as never);
   mountReferencePage(router, (message) => services.log.warn(message));
+  mountConsole(router, services);
   return compose([onlyMethods(['GET', 'POST'], router), notFoundFallback]) as AppMiddleware;
 }
 

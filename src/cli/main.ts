@@ -13,6 +13,7 @@ import { registerImportCommands } from './import.js';
 import { registerInvoiceCommands } from './invoices.js';
 import { registerJobCommands } from './jobs.js';
 import { registerKeyCommands } from './keys.js';
+import { registerConsoleCommands } from './console.js';
 import { registerLedgerAccountCommands } from './ledger-accounts.js';
 import { registerMigrateCommand } from './migrate.js';
 import { registerPeriodCommands } from './periods.js';
@@ -47,6 +48,7 @@ function buildProgram(io: CliIo, helpOnError: HelpSink): Command {
   registerTenantCommands(program, io);
   registerBusinessCommands(program, io);
   registerKeyCommands(program, io);
+  registerConsoleCommands(program, io);
   registerPeriodCommands(program, io);
   registerRateCommands(program, io);
   registerInvoiceCommands(program, io);

@@ -20,6 +20,10 @@ CREATE INDEX card_payments_payment ON card_payments(payment_id);
 
 CREATE INDEX card_payments_received ON card_payments(state, received_at);
 
+CREATE INDEX console_sessions_tenant ON console_sessions(tenant_id, created_at);
+
+CREATE INDEX console_sign_in_links_tenant ON console_sign_in_links(tenant_id);
+
 CREATE INDEX customers_tenant_name ON customers(tenant_id, name_key, id);
 
 CREATE INDEX email_outbox_due ON email_outbox(status, next_attempt_at);
@@ -195,6 +199,28 @@ CREATE TABLE card_processors (
     secret_key TEXT NOT NULL CHECK (length(secret_key) BETWEEN 8 AND 255),
     webhook_secret TEXT NOT NULL CHECK (length(webhook_secret) BETWEEN 8 AND 255),
     connected_at TEXT NOT NULL
+  ) STRICT;
+
+CREATE TABLE console_sessions (
+    id TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL UNIQUE CHECK (length(fingerprint) = 64),
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    created_at TEXT NOT NULL CHECK (created_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    last_seen_at TEXT NOT NULL CHECK (last_seen_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    expires_at TEXT NOT NULL CHECK (expires_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    ended_at TEXT CHECK (ended_at IS NULL OR ended_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    ended_by TEXT CHECK (ended_by IS NULL OR ended_by IN ('sign_out','revoked')),
+    user_agent TEXT CHECK (user_agent IS NULL OR length(user_agent) <= 300),
+    CHECK ((ended_at IS NULL) = (ended_by IS NULL))
+  ) STRICT;
+
+CREATE TABLE console_sign_in_links (
+    fingerprint TEXT PRIMARY KEY CHECK (length(fingerprint) = 64),
+    tenant_id TEXT NOT NULL REFERENCES tenants(id),
+    created_at TEXT NOT NULL CHECK (created_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    expires_at TEXT NOT NULL CHECK (expires_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    used_at TEXT CHECK (used_at IS NULL OR used_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]T*Z'),
+    CHECK (expires_at > created_at)
   ) STRICT;
 
 CREATE TABLE customers (

@@ -21,7 +21,9 @@ export type Reach =
   /** The customer holding a pay link: that one invoice. */
   | { kind: 'pay-link'; invoiceId: string }
   /** A business's card processor (its signed webhook): that business's invoices. */
-  | { kind: 'processor'; businessId: string };
+  | { kind: 'processor'; businessId: string }
+  /** The account's Owner in the console: everything of that account, no business left out. */
+  | { kind: 'console'; tenantId: string };
 
 /** The record a piece of work is about, which the caller must reach. */
 export type Scope =
@@ -82,6 +84,7 @@ function withBusiness(business: Business): Reached {
 function reachableTenant(db: Db, reach: Reach, tenantId: string): string {
   if (reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound('account');
   if (reach.kind === 'key' && reach.principal.tenant.id !== tenantId) throw notFound('account');
+  if (reach.kind === 'console' && reach.tenantId !== tenantId) throw notFound('account');
   if (reach.kind === 'installation' && !findTenant(db, tenantId)) throw notFound('account');
   return tenantId;
 }
@@ -93,10 +96,10 @@ function reachableTenant(db: Db, reach: Reach, tenantId: string): string {
  */
 function resolveBusiness(db: Db, reach: Reach, businessId: string | undefined): Business {
   if (reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound('business');
-  if (reach.kind === 'installation') {
+  if (reach.kind === 'installation' || reach.kind === 'console') {
     if (businessId === undefined) throw validationFailed('business', 'required');
     const business = findBusiness(db, businessId);
-    if (!business) throw notFound('business');
+    if (!business || (reach.kind === 'console' && business.tenantId !== reach.tenantId)) throw notFound('business');
     return business;
   }
   const { principal } = reach;
@@ -126,7 +129,7 @@ function inBusinessOf(db: Db, reach: Reach, what: string, ownerSql: string, id: 
     throw notFound(what);
   }
   const business = findBusiness(db, owner);
-  if (!business || (reach.kind === 'key' && business.tenantId !== reach.principal.tenant.id)) throw notFound(what);
+  if (!business || (reach.kind === 'key' && business.tenantId !== reach.principal.tenant.id) || (reach.kind === 'console' && business.tenantId !== reach.tenantId)) throw notFound(what);
   return withBusiness(business);
 }
 
@@ -135,5 +138,6 @@ function inTenantOf(db: Db, reach: Reach, what: string, ownerSql: string, id: st
   const owner = one<{ owner: string }>(db, ownerSql, id)?.owner;
   if (owner === undefined || reach.kind === 'pay-link' || reach.kind === 'processor') throw notFound(what);
   if (reach.kind === 'key' && reach.principal.tenant.id !== owner) throw notFound(what);
+  if (reach.kind === 'console' && reach.tenantId !== owner) throw notFound(what);
   return { tenantId: owner, business: null };
 }

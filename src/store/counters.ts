@@ -110,13 +110,14 @@ export class RequestCounter {
 
 /**
  * The counters file and the counters kept in it: reads and writes per key, failed
- * authentications per address, and pay-page requests per address.
+ * authentications per address, pay-page requests per address, and console sign-ins per address.
  */
 export class CounterStore {
   readonly reads: RequestCounter;
   readonly writes: RequestCounter;
   readonly authFailures: RequestCounter;
   readonly payPages: RequestCounter;
+  readonly consoleSignIns: RequestCounter;
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #statements: Statements;
@@ -136,6 +137,7 @@ export class CounterStore {
     this.writes = new RequestCounter(this, 'write');
     this.authFailures = new RequestCounter(this, 'authfail');
     this.payPages = new RequestCounter(this, 'pay');
+    this.consoleSignIns = new RequestCounter(this, 'signin');
   }
 
   /** Counts one request against the window stored under `key`. */

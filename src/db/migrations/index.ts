@@ -15,6 +15,7 @@ import * as auditTrail from './20261127_0013_audit_trail.js';
 import * as cardProcessors from './20261127_0014_card_processors.js';
 import * as cardPayments from './20261127_0015_card_payments.js';
 import * as cardSettlement from './20261127_0016_card_settlement.js';
+import * as consoleSessions from './20261127_0017_console.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -51,4 +52,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0014_card_processors', module: cardProcessors },
   { name: '20261127_0015_card_payments', module: cardPayments },
   { name: '20261127_0016_card_settlement', module: cardSettlement },
+  { name: '20261127_0017_console', module: consoleSessions },
 ];
