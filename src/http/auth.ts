@@ -28,6 +28,7 @@ export function authenticate(services: Services): AppMiddleware {
       throw new ApiError('invalid_key', INVALID_KEY_MESSAGE);
     }
     ctx.state.principal = principal;
+    services.counters.recordKeyUse(principal.keyId);
     await next();
   };
 }

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Clock } from '../clock.js';
+import { type Clock, todayUtc } from '../clock.js';
 import { counterStorePath, type Db, inTransaction, openDb, withoutWaiting } from '../db/connection.js';
 
 /**
@@ -22,6 +22,9 @@ import { counterStorePath, type Db, inTransaction, openDb, withoutWaiting } from
  */
 
 export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/** The day each API key was last used (UTC), for the console's keys page: day precision, written in the same batches. */
+export const KEY_USE_TABLE = 'key_use';
 
 /** How long a budget's window lasts: plans (books/plans.ts) give each key a budget per window. */
 export const RATE_WINDOW_SECONDS = 600;
@@ -70,6 +73,9 @@ interface Statements {
   write: Statement<[string, number, number]>;
   clearEnded: Statement<[number]>;
   size: Statement<[], { n: number }>;
+  /** Keeps the later of the stored day and this one. */
+  useKey: Statement<[string, string]>;
+  keyUsedOn: Statement<[string], { last_used_on: string }>;
 }
 
 /** Opens (creating when missing) the counter file for the books file at `booksPath`. */
@@ -77,6 +83,7 @@ function openCounterFile(booksPath: string): Db {
   const db = openDb(counterStorePath(booksPath), { synchronous: 'off', bigints: false });
   db.exec(`CREATE TABLE IF NOT EXISTS ${RATE_LIMIT_TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${RATE_LIMIT_TABLE}_expire ON ${RATE_LIMIT_TABLE}(expire)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS ${KEY_USE_TABLE} (key_id TEXT PRIMARY KEY, last_used_on TEXT NOT NULL)`);
   return db;
 }
 
@@ -89,6 +96,9 @@ function prepareStatements(db: Db): Statements {
         expire = excluded.expire`),
     clearEnded: db.prepare(`DELETE FROM ${RATE_LIMIT_TABLE} WHERE expire <= ?`),
     size: db.prepare(`SELECT count(*) AS n FROM ${RATE_LIMIT_TABLE}`),
+    useKey: db.prepare(`INSERT INTO ${KEY_USE_TABLE} (key_id, last_used_on) VALUES (?, ?)
+      ON CONFLICT(key_id) DO UPDATE SET last_used_on = max(last_used_on, excluded.last_used_on)`),
+    keyUsedOn: db.prepare(`SELECT last_used_on FROM ${KEY_USE_TABLE} WHERE key_id = ?`),
   };
 }
 
@@ -123,6 +133,10 @@ export class CounterStore {
   readonly #statements: Statements;
   readonly #windows = new Map<string, Window>();
   readonly #unwritten = new Set<string>();
+  /** Keys used since the last write, with the day; at most one entry per key. */
+  readonly #keysUsed = new Map<string, string>();
+  /** The day each key was last written as used, so a key's every request is not a new entry. */
+  readonly #keyDaysWritten = new Map<string, string>();
   readonly #onWriteFailure: (error: unknown) => void;
   #flushTimer: NodeJS.Timeout | null = null;
   #retryMs = FLUSH_INTERVAL_MS;
@@ -154,9 +168,29 @@ export class CounterStore {
     return { used: window.used, msBeforeReset: window.endsAt - now };
   }
 
+  /** Notes that an API key authenticated a request today: memory only, written with the next batch. */
+  recordKeyUse(keyId: string): void {
+    const today = todayUtc(this.#clock);
+    if (this.#keyDaysWritten.get(keyId) === today || this.#keysUsed.get(keyId) === today) return;
+    if (this.#keyDaysWritten.size >= MAX_WINDOWS_IN_MEMORY) this.#keyDaysWritten.clear();
+    this.#keysUsed.set(keyId, today);
+    this.#scheduleFlush();
+  }
+
+  /** The day each of `keyIds` was last used (UTC), after writing what is noted; a key never used is absent. */
+  keysLastUsed(keyIds: readonly string[]): Map<string, string> {
+    this.flush();
+    const used = new Map<string, string>();
+    for (const keyId of keyIds) {
+      const row = this.#statements.keyUsedOn.get(keyId);
+      if (row) used.set(keyId, row.last_used_on);
+    }
+    return used;
+  }
+
   /**
-   * Writes every window counted since the last write, in one transaction; ended windows leave
-   * memory. When the write fails, the counts stay in memory for the next one.
+   * Writes every window counted and every key used since the last write, in one transaction;
+   * ended windows leave memory. When the write fails, they stay in memory for the next one.
    */
   flush(): void {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);
@@ -165,11 +199,17 @@ export class CounterStore {
       const window = this.#windows.get(key);
       return window && window.unwritten > 0 ? [[key, window] as const] : [];
     });
-    if (batch.length > 0) {
+    const keysUsed = [...this.#keysUsed];
+    if (batch.length > 0 || keysUsed.length > 0) {
       inTransaction(this.#db, () => {
         for (const [key, window] of batch) this.#statements.write.run(key, window.unwritten, window.endsAt);
+        for (const [keyId, day] of keysUsed) this.#statements.useKey.run(keyId, day);
       });
       for (const [, window] of batch) window.unwritten = 0;
+      for (const [keyId, day] of keysUsed) {
+        this.#keysUsed.delete(keyId);
+        this.#keyDaysWritten.set(keyId, day);
+      }
     }
     this.#unwritten.clear();
     this.#forgetEnded(this.#clock.now().getTime());

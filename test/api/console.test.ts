@@ -103,8 +103,10 @@ describe('the owner’s console: signing in, keys, and what protects them', () =
     expect(created.headers['cache-control']).to.equal('no-store');
     const value = /<p class="secret" id="new-key">([^<]+)<\/p>/.exec(created.text)![1]!;
     expect((await app.get('/api/v1/businesses', value)).status).to.equal(200);
-    // Shown once: the keys page never shows a value again.
-    expect((await app.request('GET', '/console/keys', { headers: { cookie } })).text).to.not.contain(value);
+    // Shown once: the keys page never shows a value again; it shows the day the key was last used.
+    const listed = await app.request('GET', '/console/keys', { headers: { cookie } });
+    expect(listed.text).to.not.contain(value);
+    expect(listed.text).to.match(/<td>nightly export<\/td><td>Read only<\/td><td>All businesses<\/td><td>Never<\/td><td>2026-03-16<\/td><td>2026-03-16<\/td><td>Active<\/td>/);
 
     const keyId = (app.db.prepare("SELECT id FROM api_keys WHERE tenant_id = ? AND name = 'nightly export'").get(books.tenantId) as { id: string }).id;
     const confirm = await app.request('GET', `/console/keys/${keyId}/revoke`, { headers: { cookie } });

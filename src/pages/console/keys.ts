@@ -13,7 +13,8 @@ import { checkedForm, seeOther, sendPage, sendSignedOut, type SignedIn, signedIn
 
 /**
  * API keys in the console: every key of the account with its access, businesses, expiry,
- * creation and state; a new key's value shown once, in the answer to its create; a key revoked
+ * creation, the day it was last used (noted in memory and written in batches with the request
+ * counters, never a write per request) and state; a new key's value shown once, in the answer to its create; a key revoked
  * after a confirmation. The plan's key limit applies as in `daybook key create`.
  */
 
@@ -39,17 +40,18 @@ function keysPage(services: Services, who: SignedIn, status: number, ctx: AppCon
   const names = new Map(businesses.map((business) => [business.id, business.name]));
   const today = todayUtc(clock);
   const keys = listKeys(db, tenant.id);
+  const lastUsed = services.counters.keysLastUsed(keys.map((key) => key.id));
   const rows = keys
     .map((key) => {
       const state = keyState(key, today);
       const revoke = key.revokedAt === null ? `<a href="/console/keys/${e(key.id)}/revoke">Revoke<span class="visually-hidden"> ${e(key.name)}</span></a>` : '';
       const reach = key.businessIds === null ? 'All businesses' : key.businessIds.map((id) => names.get(id) ?? id).join(', ');
-      return `<tr><td>${e(key.name)}</td><td>${key.access === 'read' ? 'Read only' : 'Read and write'}</td><td>${e(reach)}</td><td>${e(key.expiresOn ?? 'Never')}</td><td>${e(key.createdAt.slice(0, 10))}</td><td>${e(state)}</td><td>${revoke}</td></tr>`;
+      return `<tr><td>${e(key.name)}</td><td>${key.access === 'read' ? 'Read only' : 'Read and write'}</td><td>${e(reach)}</td><td>${e(key.expiresOn ?? 'Never')}</td><td>${e(key.createdAt.slice(0, 10))}</td><td>${e(lastUsed.get(key.id) ?? 'Never')}</td><td>${e(state)}</td><td>${revoke}</td></tr>`;
     })
     .join('');
   const limit = PLANS[tenant.plan].activeKeys;
   const active = countActiveKeys(db, tenant.id);
-  const table = keys.length === 0 ? '<p>No keys yet.</p>' : `<table><caption class="muted">Keys of ${e(tenant.name)}</caption><thead><tr><th scope="col">Name</th><th scope="col">Access</th><th scope="col">Businesses</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`;
+  const table = keys.length === 0 ? '<p>No keys yet.</p>' : `<table><caption class="muted">Keys of ${e(tenant.name)}</caption><thead><tr><th scope="col">Name</th><th scope="col">Access</th><th scope="col">Businesses</th><th scope="col">Expires</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`;
   const businessBoxes = businesses
     .map((business) => `<label class="inline"><input type="checkbox" name="business" value="${e(business.id)}"> ${e(business.name)}</label><br>`)
     .join('');
