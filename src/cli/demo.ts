@@ -7,6 +7,8 @@ import { type Clock, fixedClock, todayUtc } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
 import { payToken, payUrl } from '../books/pay-links.js';
 import { setCardPayments } from '../door/commands/accounts.js';
+import { createSignInLinkCommand } from '../door/commands/console.js';
+import { signInUrl } from './console.js';
 import type { FakeStripe } from '../testing/fake-stripe.js';
 import { databaseFiles } from '../db/connection.js';
 import { projectRoot } from '../paths.js';
@@ -79,13 +81,13 @@ function cardPaymentsPart(cards: DemoCards | undefined): { json: Record<string, 
   };
 }
 
-function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined, cards: DemoCards | undefined): void {
+function printDemo(context: CommandContext, demo: DemoBooks, url: string, config: Config, at: Date | undefined, cards: DemoCards | undefined, consoleUrl: string): void {
   const curl = `curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/v1/businesses`;
   const shell = demoShellLine(config.db, demo.key, url);
   const mail = config.smtpUrl ? `sent through ${redactUrl(config.smtpUrl)}` : 'written to the log (set DAYBOOK_SMTP_URL to send it)';
   const clock = at?.toISOString();
   const cardPayments = cardPaymentsPart(cards);
-  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, shell, mail, cardPayments: cardPayments.json, ...(clock ? { clock } : {}) }, [
+  context.out.result({ url, key: demo.key, keyId: demo.keyId, accountId: demo.tenantId, businesses: demo.businesses, curl, shell, mail, cardPayments: cardPayments.json, consoleUrl, ...(clock ? { clock } : {}) }, [
     `Demo books for ${demo.tenantName} (account ${demo.tenantId}):`,
     ...demo.businesses.map((business) => `  ${business.name}  ${business.id}`),
     `API key (read-write, all businesses; id ${demo.keyId}):`,
@@ -94,12 +96,17 @@ function printDemo(context: CommandContext, demo: DemoBooks, url: string, config
     ...(clock ? [`Clock: fixed at ${clock} (--clock); the books are dated from that day`] : []),
     `Email (invoices sent, reminders): ${mail}`,
     ...cardPayments.lines,
+    `The owner's console (keys, audit trail, Today, review queue): open this one-time sign-in link within ${DEMO_CONSOLE_LINK_MINUTES} minutes:`,
+    consoleUrl,
     'Try:',
     curl,
     'In another terminal, this line sets up `daybook`, KEY, H and API for the guides in docs/:',
     shell,
   ]);
 }
+
+/** How long the demo's console sign-in link works: long enough to read the output first. */
+const DEMO_CONSOLE_LINK_MINUTES = 60;
 
 interface DemoOptions {
   port?: number;
@@ -153,14 +160,16 @@ async function demo(options: DemoOptions, context: CommandContext): Promise<void
     const config = loadConfig(context.io.env, { db: path, host: DEMO_HOST, port, ...siteUrl, ...quietJobs, ...processor });
     const served = { ...context, io: { ...context.io, clock } };
     const secrets = fake ? standInSecrets() : undefined;
-    const { books, cards, endpointId } = await withBooksAt(path, context.actor, clock, (db) => {
+    const { books, cards, endpointId, signIn } = await withBooksAt(path, context.actor, clock, (db) => {
       const books = seedDemo(db, clock, { siteUrl: config.siteUrl });
-      if (!secrets) return { books, cards: undefined, endpointId: undefined };
+      // As `daybook console link` makes one, through the same command.
+      const signIn = writeAsCli(db, served, createSignInLinkCommand, { tenantId: books.tenantId, minutes: DEMO_CONSOLE_LINK_MINUTES });
+      if (!secrets) return { books, cards: undefined, endpointId: undefined, signIn };
       // As `daybook business set-payments` connects a business, through the same command.
       const { businessId, id, number } = books.unpaidInvoice;
       const connection = writeAsCli(db, served, setCardPayments, { businessId, secrets });
       const businessName = books.businesses.find((business) => business.id === businessId)!.name;
-      return { books, cards: { businessId, businessName, invoiceId: id, invoiceNumber: number, token: payToken(db, id) }, endpointId: connection.connected ? connection.endpointId : undefined };
+      return { books, cards: { businessId, businessName, invoiceId: id, invoiceNumber: number, token: payToken(db, id) }, endpointId: connection.connected ? connection.endpointId : undefined, signIn };
     });
     await serveUntilStopped(
       served,
@@ -170,7 +179,7 @@ async function demo(options: DemoOptions, context: CommandContext): Promise<void
         // The link as the invoice's email gives it, or this server's own when the site's address is not known (--port 0).
         const site = siteUrl.siteUrl ?? (context.io.env.DAYBOOK_SITE_URL === undefined ? server.url : config.siteUrl);
         const shown = cards && { ...cards, payUrl: payUrl(site, cards.token) };
-        printDemo(context, books, server.url, config, at, shown);
+        printDemo(context, books, server.url, config, at, shown, signInUrl(site, signIn.token));
       },
       releaseLock,
     );

@@ -44,7 +44,7 @@ describe('card payments are posted once, as the money really is', () => {
   before(async () => {
     fake = await startFakeStripe();
     fake.now = () => NOW_SECONDS;
-    app = await startTestApp(NOW, { config: { stripeApiUrl: fake.url, stripeCheckoutOrigin: fake.checkoutOrigin }, log: process.env.DEBUG_LOG ? (await import('../../src/log.js')).createLogger('warn') : undefined });
+    app = await startTestApp(NOW, { config: { stripeApiUrl: fake.url, stripeCheckoutOrigin: fake.checkoutOrigin } });
   });
   after(async () => {
     await app.close();

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { inTransaction } from '../../src/db/connection.js';
 import { CLI_ACTOR } from '../../src/store/audit.js';
 import { createSignInLink, csrfToken } from '../../src/store/console-sessions.js';
+import { createLogger } from '../../src/log.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/app.js';
 import { type Books, newBooks } from '../support/invoicing.js';
 
@@ -16,8 +17,9 @@ const NOW = '2026-03-16T08:00:00.000Z';
 
 describe('the owner’s console: signing in, keys, and what protects them', () => {
   let app: TestApp;
+  const logged: string[] = [];
   before(async () => {
-    app = await startTestApp(NOW);
+    app = await startTestApp(NOW, { log: createLogger('info', { write: (line: string) => void logged.push(line) }) });
   });
   after(() => app.close());
 
@@ -64,6 +66,12 @@ describe('the owner’s console: signing in, keys, and what protects them', () =
     const setCookie = [signedIn.headers['set-cookie']].flat()[0]!;
     expect(setCookie).to.match(/^daybook_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/);
 
+    // The access log names the route, never the token or the session's id.
+    const secret = setCookie.split(';')[0]!.split('=')[1]!;
+    const lines = logged.filter((line) => line.includes('/console/sign-in'));
+    expect(lines.length).to.be.greaterThan(0);
+    for (const line of logged) expect(line).to.not.contain(token).and.not.contain(secret);
+    expect(lines.some((line) => line.includes('"route":"/console/sign-in/:token"'))).to.equal(true);
     const again = await post(`/console/sign-in/${token}`, null, {});
     expect(again.status).to.equal(404);
     expect(again.headers['set-cookie']).to.equal(undefined);
