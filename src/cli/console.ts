@@ -35,9 +35,14 @@ async function revoke(options: { session?: string; all?: boolean; account?: stri
   if ((options.session === undefined) === (options.all === undefined)) throw new UsageError('console revoke: give --session ID, or --all with --account ID');
   if (options.all && options.account === undefined) throw new UsageError('console revoke --all: give the account (--account ID)');
   const ended = await withBooks(context, (db) => {
-    const tenantId = options.account ?? findSession(db, options.session!)?.tenantId;
-    if (tenantId === undefined) throw new UsageError(`console revoke: no console session ${options.session}`);
-    return writeAsCli(db, context, revokeSessionsCommand, { tenantId, ...(options.session ? { sessionId: options.session } : {}) });
+    if (options.session === undefined) return writeAsCli(db, context, revokeSessionsCommand, { tenantId: options.account! });
+    const session = findSession(db, options.session);
+    if (session === undefined) throw new UsageError(`console revoke: no console session ${options.session}`);
+    // A session named with another account's id would otherwise end nothing and say there was no live session.
+    if (options.account !== undefined && options.account !== session.tenantId) {
+      throw new UsageError(`console revoke: session ${session.id} is not one of account ${options.account}'s sessions`);
+    }
+    return writeAsCli(db, context, revokeSessionsCommand, { tenantId: session.tenantId, sessionId: session.id });
   });
   context.out.result({ ended }, [ended.length === 0 ? 'No live session to end.' : `Ended ${ended.length} console session(s): ${ended.join(', ')}; their next request is signed out.`]);
 }

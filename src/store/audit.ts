@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Clock } from '../clock.js';
 import { nowIso } from '../clock.js';
+import { addDays } from '../dates.js';
 import { assertBookWrite, type Db } from '../db/connection.js';
 import { all, run } from '../db/statements.js';
 
@@ -101,6 +102,8 @@ export interface AuditFilter {
   businessId?: string;
   /** Rows at or after the start of this day (UTC). */
   since?: string;
+  /** Rows before the end of this day (UTC). */
+  until?: string;
   /** Rows written by API keys of this name. */
   keyName?: string;
   actorType?: ActorType;
@@ -136,6 +139,7 @@ export function listAudit(db: Db, filter: AuditFilter): AuditRow[] {
   else when('tenant_id = ?', filter.scope.accountId);
   if (filter.businessId !== undefined) when('business_id = ?', filter.businessId);
   if (filter.since !== undefined) when('at >= ?', `${filter.since}T00:00:00.000Z`);
+  if (filter.until !== undefined) when('at < ?', `${addDays(filter.until, 1)}T00:00:00.000Z`);
   if (filter.keyName !== undefined) when("actor_type = 'api_key' AND actor_name = ?", filter.keyName);
   if (filter.actorType !== undefined) when('actor_type = ?', filter.actorType);
   if (filter.beforeId !== undefined) when('id < ?', filter.beforeId);

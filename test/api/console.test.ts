@@ -137,10 +137,15 @@ describe('the owner’s console: signing in, keys, and what protects them', () =
       ['no token', await post('/console/keys', cookie, { name: 'a', access: 'read' })],
       ['another token', await post('/console/keys', cookie, { _csrf: csrfToken('x'.repeat(43)), name: 'b', access: 'read' })],
       ['cross-site', await post('/console/keys', cookie, { _csrf: csrf, name: 'c', access: 'read' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })],
+      ['same site, another origin', await post('/console/keys', cookie, { _csrf: csrf, name: 'd', access: 'read' }, { 'sec-fetch-site': 'same-site' })],
+      ['an opaque origin, nothing else said', await post('/console/keys', cookie, { _csrf: csrf, name: 'e', access: 'read' }, { origin: 'null' })],
     ] as const) {
       expect(res.status, what).to.equal(403);
     }
     expect(count()).to.deep.equal(before);
+    // What a browser sends from the console's own form: Sec-Fetch-Site decides.
+    const own = await post('/console/keys', cookie, { _csrf: csrf, name: 'from the page', access: 'read' }, { origin: `http://${new URL(app.url).host}`, 'sec-fetch-site': 'same-origin' });
+    expect(own.status).to.equal(201);
   });
 
   it('never lets the API read the console’s cookie: a request with it and no key is the same 401', async () => {

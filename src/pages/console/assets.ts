@@ -39,6 +39,14 @@ button:focus-visible,a:focus-visible,input:focus-visible,select:focus-visible,tr
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 tr.current{background:#eef2f6}
 .severity{font-weight:600;text-transform:capitalize}
+.headline{font-size:1.125rem;font-weight:600}
+.signals>li{margin-bottom:1rem}
+.signals p{margin:.25rem 0}
+.accept select{min-width:10rem;width:100%}
+.accept button{margin-top:.25rem}
+td.date{white-space:nowrap;overflow-wrap:normal}
+kbd{font-family:ui-monospace,Menlo,Consolas,monospace;border:1px solid #8a8a84;border-radius:3px;padding:0 .25rem}
+details pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:.875rem;background:#f5f5f2;padding:.5rem;border-radius:4px;margin:.25rem 0 0}
 @media (max-width:40rem){main{margin:0;padding:1rem;border-radius:0;box-shadow:none}.top{padding:.75rem 1rem}table{font-size:.9375rem}}
 `;
 

@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { ASSET_ETAGS, CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { auditRoute } from './audit.js';
 import { confirmRevokeRoute, createKeyRoute, keysRoute, revokeKeyRoute } from './keys.js';
-import { reviewRoute } from './review.js';
+import { acceptConfidentRoute, acceptItemRoute, confirmConfidentRoute, reviewRoute } from './review.js';
 import { seeOther } from './session.js';
 import { signIn, signInBudget, signInPage, signOut, signedOutPage } from './sign-in.js';
 import { todayRoute } from './today.js';
@@ -25,6 +25,9 @@ export function mountConsole(router: Router<RequestState>, services: Services): 
   router.get('/console/signed-out', m(signedOutPage()));
   router.get('/console/today', m(todayRoute(services)));
   router.get('/console/review', m(reviewRoute(services)));
+  router.get('/console/review/accept-confident', m(confirmConfidentRoute(services)));
+  router.post('/console/review/accept-confident', m(acceptConfidentRoute(services)));
+  router.post('/console/review/:id/accept', m(acceptItemRoute(services)));
   router.get('/console/keys', m(keysRoute(services)));
   router.post('/console/keys', m(createKeyRoute(services)));
   router.get('/console/keys/:id/revoke', m(confirmRevokeRoute(services)));

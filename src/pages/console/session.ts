@@ -70,13 +70,15 @@ export function signedIn(ctx: AppContext, services: Services): SignedIn | undefi
 }
 
 /**
- * Whether a POST comes from the console's own pages: a browser says where a request comes from
- * (Sec-Fetch-Site, Origin); a cross-site one is refused whatever it carries. A request that
- * names neither (not a browser) is left to the CSRF token.
+ * Whether a POST comes from the console's own pages. A browser says where a request comes from:
+ * `Sec-Fetch-Site` when it sends it (every current one does), which must be `same-origin`;
+ * otherwise `Origin`, which must be this server's (the pages' `Referrer-Policy: same-origin`
+ * lets a browser send it; under `no-referrer` it would say `null`). A cross-site request is
+ * refused whatever it carries; one that says neither (not a browser) is left to the CSRF token.
  */
 export function sameOrigin(ctx: AppContext): boolean {
   const site = ctx.get('sec-fetch-site');
-  if (site !== '' && site !== 'same-origin') return false;
+  if (site !== '') return site === 'same-origin';
   const origin = ctx.get('origin');
   if (origin === '') return true;
   return origin === `${secure(ctx) ? 'https' : 'http'}://${ctx.get('host')}`;
@@ -116,7 +118,8 @@ export function sendPage(ctx: AppContext, status: number, html: string): void {
 export function setHeaders(ctx: AppContext): void {
   ctx.set('content-security-policy', CONSOLE_CSP);
   ctx.set('x-content-type-options', 'nosniff');
-  ctx.set('referrer-policy', 'no-referrer');
+  // Same-origin requests carry their origin (the POST check needs it); no other site learns an address.
+  ctx.set('referrer-policy', 'same-origin');
   ctx.set('cache-control', 'no-store');
   ctx.set('x-frame-options', 'DENY');
 }
