@@ -176,4 +176,34 @@ describe('the owner’s console: signing in, keys, and what protects them', () =
       app.clock.set(NOW);
     }
   });
+
+  it('limits sign-in attempts per client address: past 30 in the window, 429', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 31; attempt += 1) {
+      statuses.push((await app.request('GET', `/console/sign-in/${'A'.repeat(43)}`, { localAddress: '127.0.0.77' })).status);
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 404)).to.equal(true);
+    expect(statuses[30]).to.equal(429);
+    // Another address is not held back.
+    expect((await app.request('GET', `/console/sign-in/${'A'.repeat(43)}`, { localAddress: '127.0.0.78' })).status).to.equal(404);
+  });
+
+  it('over https (behind a trusted proxy) sets a Secure, __Host- cookie, and reads only that one', async () => {
+    const proxied = await startTestApp(NOW, { config: { trustProxy: ['127.0.0.1'] } });
+    try {
+      const books = newBooks(proxied);
+      const token = inTransaction(proxied.db, () => createSignInLink(proxied.db, proxied.clock, CLI_ACTOR, books.tenantId, 15)).token;
+      const https = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
+      const res = await proxied.request('POST', `/console/sign-in/${token}`, { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded', ...https } });
+      expect(res.status).to.equal(303);
+      const setCookie = [res.headers['set-cookie']].flat()[0]!;
+      expect(setCookie).to.match(/^__Host-daybook_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800; Secure$/);
+      const secret = setCookie.split(';')[0]!.split('=')[1]!;
+      expect((await proxied.request('GET', '/console/keys', { headers: { cookie: `__Host-daybook_console=${secret}`, ...https } })).status).to.equal(200);
+      // The same value under the plain name is not the https cookie.
+      expect((await proxied.request('GET', '/console/keys', { headers: { cookie: `daybook_console=${secret}`, ...https } })).status).to.equal(401);
+    } finally {
+      await proxied.close();
+    }
+  });
 });
