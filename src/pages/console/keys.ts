@@ -9,7 +9,7 @@ import { ApiError } from '../../errors.js';
 import type { AppContext, AppMiddleware } from '../../http/context.js';
 import type { Services } from '../../services.js';
 import { e, form, notice, page, select } from './html.js';
-import { checkedForm, seeOther, sendPage, sendSignedOut, type SignedIn, signedIn } from './session.js';
+import { checkedForm, type Notice, noticeFrom, noticeQuery, seeOther, sendPage, sendSignedOut, type SignedIn, signedIn } from './session.js';
 
 /**
  * API keys in the console: every key of the account with its access, businesses, expiry,
@@ -33,7 +33,7 @@ function keyState(key: ApiKeyInfo, today: string): string {
   return 'Active';
 }
 
-function keysPage(services: Services, who: SignedIn, status: number, ctx: AppContext, message?: { text: string; kind: 'ok' | 'problem' }): void {
+function keysPage(services: Services, who: SignedIn, status: number, ctx: AppContext, message?: Notice): void {
   const { db, clock } = services;
   const tenant = getTenant(db, who.session.tenantId);
   const businesses = listBusinesses(db, tenant.id);
@@ -77,8 +77,7 @@ export function keysRoute(services: Services): AppMiddleware {
   return async (ctx) => {
     const who = signedIn(ctx, services);
     if (!who) return sendSignedOut(ctx);
-    const revoked = ctx.query.revoked;
-    keysPage(services, who, 200, ctx, typeof revoked === 'string' ? { text: `Key "${revoked}" revoked: it stops working on its next request.`, kind: 'ok' } : undefined);
+    keysPage(services, who, 200, ctx, noticeFrom(ctx, who));
   };
 }
 
@@ -155,6 +154,7 @@ export function revokeKeyRoute(services: Services): AppMiddleware {
       if (!(error instanceof ApiError)) throw error;
       return keysPage(services, who, error.status, ctx, { text: `Nothing was revoked: ${error.message}`, kind: 'problem' });
     }
-    seeOther(ctx, `/console/keys?revoked=${encodeURIComponent(revoked.name)}`);
+    const said = new URLSearchParams(noticeQuery(who, { text: `Key "${revoked.name}" revoked: it stops working on its next request.`, kind: 'ok' }));
+    seeOther(ctx, `/console/keys?${said.toString()}`);
   };
 }

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Business } from '../../books/businesses.js';
 import { type AccountType, EXPENSE_SYSTEM_ROLES, findLedgerAccount, type LedgerAccount, listPostableAccounts, systemAccountId } from '../../books/chart.js';
 import { findReviewItem, isHighConfidence, listReviewQueue, type ReviewItem } from '../../books/review.js';
@@ -9,7 +8,7 @@ import type { AppContext, AppMiddleware } from '../../http/context.js';
 import { formatMoney } from '../../money.js';
 import type { Services } from '../../services.js';
 import { e, form, notice, page } from './html.js';
-import { checkedForm, seeOther, sendPage, sendSignedOut, type SignedIn, signedIn } from './session.js';
+import { checkedForm, type Notice, noticeFrom, noticeQuery, seeOther, sendPage, sendSignedOut, type SignedIn, signedIn } from './session.js';
 import { businessPicker, chooseBusiness, sendNoBusiness } from './today.js';
 
 /**
@@ -24,8 +23,6 @@ const QUEUE_LIMIT = 100;
 /** How many refusals a batch's notice names before it says how many more there were. */
 const NAMED_REFUSALS = 5;
 
-type Message = { text: string; kind: 'ok' | 'problem' };
-
 /** What the owner reads an item by: its vendor, else its description. */
 function itemLabel(item: Pick<ReviewItem, 'vendor' | 'description' | 'amountCents'>): string {
   return `${item.vendor ?? item.description ?? 'Bank line'}, ${formatMoney(item.amountCents, 'USD')}`;
@@ -35,30 +32,10 @@ function confidenceText(confidence: number | null): string {
   return confidence === null ? 'Not scored' : `${Math.round(confidence * 100)}%`;
 }
 
-/**
- * The notice a POST leaves for the page it redirects to travels in the address, signed with
- * the session's secret: a link made elsewhere cannot put words in the console's mouth.
- */
-function noticeSignature(who: SignedIn, message: Message): string {
-  return createHmac('sha256', who.secret).update(`daybook console notice\u0000${message.kind}\u0000${message.text}`).digest('base64url');
-}
-
-function queueAddress(who: SignedIn, businessId: string, message?: Message): string {
+function queueAddress(who: SignedIn, businessId: string, message?: Notice): string {
   const query = new URLSearchParams({ business: businessId });
-  if (message) {
-    query.set('notice', message.text);
-    query.set('kind', message.kind);
-    query.set('sig', noticeSignature(who, message));
-  }
+  if (message) for (const [name, value] of noticeQuery(who, message)) query.set(name, value);
   return `/console/review?${query.toString()}`;
-}
-
-function noticeOf(ctx: AppContext, who: SignedIn): Message | undefined {
-  const { notice: text, kind, sig } = ctx.query;
-  if (typeof text !== 'string' || typeof sig !== 'string' || (kind !== 'ok' && kind !== 'problem')) return undefined;
-  const expected = Buffer.from(noticeSignature(who, { text, kind }));
-  const given = Buffer.from(sig);
-  return given.length === expected.length && timingSafeEqual(given, expected) ? { text, kind } : undefined;
 }
 
 const TYPE_GROUPS: readonly (readonly [AccountType, string])[] = [
@@ -140,7 +117,7 @@ function queueTable(services: Services, who: SignedIn, business: Business, items
 const KEYBOARD_HINT =
   '<p class="muted" id="review-keys">Keyboard: <kbd>j</kbd> and <kbd>k</kbd> move to the next and previous item, <kbd>a</kbd> accepts the item with the account shown, <kbd>e</kbd> moves to its account to choose another.</p>';
 
-function reviewPage(services: Services, who: SignedIn, ctx: AppContext, business: Business, businesses: readonly Business[], status: number, message?: Message): void {
+function reviewPage(services: Services, who: SignedIn, ctx: AppContext, business: Business, businesses: readonly Business[], status: number, message?: Notice): void {
   const threshold = services.config.reviewConfidence;
   const queue = listReviewQueue(services.db, [business.id], QUEUE_LIMIT, threshold);
   const accounts = expenseAccounts(services, business);
@@ -181,7 +158,7 @@ export function reviewRoute(services: Services): AppMiddleware {
     if (!who) return sendSignedOut(ctx);
     const chosen = chooseBusiness(services, who, ctx.query.business);
     if (chosen.business === null) return sendNoBusiness(ctx, who, 'review', 'Review queue', '/console/review', chosen);
-    reviewPage(services, who, ctx, chosen.business, chosen.businesses, 200, noticeOf(ctx, who));
+    reviewPage(services, who, ctx, chosen.business, chosen.businesses, 200, noticeFrom(ctx, who));
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../http/context.js';
 import type { Services } from '../../services.js';
 import { type ConsoleSession, consoleActor, csrfToken, csrfTokenMatches, findLiveSession, SESSION_LIFETIME_MS, touchSession } from '../../store/console-sessions.js';
@@ -122,6 +123,38 @@ export function setHeaders(ctx: AppContext): void {
   ctx.set('referrer-policy', 'same-origin');
   ctx.set('cache-control', 'no-store');
   ctx.set('x-frame-options', 'DENY');
+}
+
+/** What a page says above its content after a write: what happened, or why nothing did. */
+export interface Notice {
+  text: string;
+  kind: 'ok' | 'problem';
+}
+
+/**
+ * A notice a POST leaves for the page it redirects to travels in the address, signed with the
+ * session's secret: a link made elsewhere cannot put words in the console's mouth.
+ */
+function noticeSignature(who: SignedIn, message: Notice): string {
+  return createHmac('sha256', who.secret).update(`daybook console notice\u0000${message.kind}\u0000${message.text}`).digest('base64url');
+}
+
+/** The query parameters carrying `message` to the next page. */
+export function noticeQuery(who: SignedIn, message: Notice): [string, string][] {
+  return [
+    ['notice', message.text],
+    ['kind', message.kind],
+    ['sig', noticeSignature(who, message)],
+  ];
+}
+
+/** The notice the address carries, if its signature is this session's. */
+export function noticeFrom(ctx: AppContext, who: SignedIn): Notice | undefined {
+  const { notice: text, kind, sig } = ctx.query;
+  if (typeof text !== 'string' || typeof sig !== 'string' || (kind !== 'ok' && kind !== 'problem')) return undefined;
+  const expected = Buffer.from(noticeSignature(who, { text, kind }));
+  const given = Buffer.from(sig);
+  return given.length === expected.length && timingSafeEqual(given, expected) ? { text, kind } : undefined;
 }
 
 /** After a POST: on to a page by GET (303), so reloading it does not send the form again. */
