@@ -93,8 +93,18 @@ export const CONSOLE_JS = `"use strict";
 })();
 `;
 
+/**
+ * The console's icon, named by every page: without one the browser asks for /favicon.ico, which
+ * Daybook does not serve (a 404 and a console error on every visit), and an inline `data:` icon
+ * is refused by the policy (img-src 'self').
+ */
+export const CONSOLE_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f3f5f"/></svg>';
+
+const etagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+
 /** Each asset's strong validator, so a browser may keep it and ask whether it changed. */
 export const ASSET_ETAGS = {
-  css: `"${createHash('sha256').update(CONSOLE_CSS).digest('base64url').slice(0, 16)}"`,
-  js: `"${createHash('sha256').update(CONSOLE_JS).digest('base64url').slice(0, 16)}"`,
+  css: etagOf(CONSOLE_CSS),
+  js: etagOf(CONSOLE_JS),
+  icon: etagOf(CONSOLE_ICON),
 };

@@ -1,8 +1,8 @@
 import { escapeHtml } from '../../books/invoice-mail.js';
 
 /**
- * The console's pages: plain server-rendered HTML, one stylesheet and one small script of our
- * own (served from /console/assets/), every stored text escaped. The policy lets nothing else
+ * The console's pages: plain server-rendered HTML, one stylesheet, one small script and an icon
+ * of our own (served from /console/assets/), every stored text escaped. The policy lets nothing else
  * load or run, forms go only to the console itself, and no page may be framed.
  */
 
@@ -46,6 +46,7 @@ export function page(frame: PageFrame, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${e(frame.title)} · Daybook console</title>
+<link rel="icon" href="/console/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>

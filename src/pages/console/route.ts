@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { AppContext, RequestState } from '../../http/context.js';
 import type { Services } from '../../services.js';
-import { ASSET_ETAGS, CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { ASSET_ETAGS, CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { auditRoute } from './audit.js';
 import { confirmRevokeRoute, createKeyRoute, keysRoute, revokeKeyRoute } from './keys.js';
 import { acceptConfidentRoute, acceptItemRoute, confirmConfidentRoute, reviewRoute } from './review.js';
@@ -18,6 +18,7 @@ export function mountConsole(router: Router<RequestState>, services: Services): 
   router.get('/console', (ctx) => seeOther(ctx as never, '/console/today'));
   router.get('/console/assets/console.css', (ctx) => asset(ctx as never, 'text/css; charset=utf-8', CONSOLE_CSS, ASSET_ETAGS.css));
   router.get('/console/assets/console.js', (ctx) => asset(ctx as never, 'text/javascript; charset=utf-8', CONSOLE_JS, ASSET_ETAGS.js));
+  router.get('/console/assets/icon.svg', (ctx) => asset(ctx as never, 'image/svg+xml; charset=utf-8', CONSOLE_ICON, ASSET_ETAGS.icon));
   const budget = m(signInBudget(services));
   router.get('/console/sign-in/:token', budget, m(signInPage(services)));
   router.post('/console/sign-in/:token', budget, m(signIn(services)));
