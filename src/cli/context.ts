@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { loadDefaults } from '../config.js';
 import { type Db, guardBookWrites, openDb } from '../db/connection.js';
 import { ensureWritableBooksFolder } from '../db/books-folder.js';
-import { migrateLatest, type MigrateResult } from '../db/migrate.js';
+import type { MigrateResult } from '../db/migrate.js';
 import { createOutput, type Output } from './output.js';
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
@@ -117,6 +117,15 @@ export function action<O>(io: CliIo, handler: (options: O, context: CommandConte
 }
 
 /**
+ * The handlers of a command's action module, each imported when its command runs: declaring
+ * the commands (names, options, help) loads none of them, so a command loads only what it runs.
+ */
+export function handlersIn<M>(load: () => Promise<M>) {
+  return <K extends keyof M>(name: K): M[K] =>
+    (async (...args: unknown[]) => ((await load())[name] as (...args: unknown[]) => unknown)(...args)) as M[K];
+}
+
+/**
  * Brings the books file up to the latest schema, creating it when missing. Its folder is
  * checked and the file opened first, so a bad path fails with one clean line (knex would log
  * its own stack trace). Migrations applied are recorded in the installation's audit trail
@@ -125,6 +134,8 @@ export function action<O>(io: CliIo, handler: (options: O, context: CommandConte
 export async function migrateBooks(path: string, actor: Actor, clock: Clock): Promise<MigrateResult> {
   ensureWritableBooksFolder(path);
   openDb(path).close();
+  // Loaded when a command opens books, not when the commands are declared (--help).
+  const { migrateLatest } = await import('../db/migrate.js');
   const result = await migrateLatest(path);
   if (result.applied.length > 0) {
     const db = openDb(path);

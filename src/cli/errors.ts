@@ -54,18 +54,18 @@ function commanderMessage(error: CommanderError, helpOnError: string): string {
 function isBadArguments(error: unknown): boolean {
   return (
     error instanceof CommanderError ||
-    error instanceof UsageError ||
-    error instanceof ApiError ||
+    isNamed(error, UsageError, 'UsageError') ||
+    isNamed(error, ApiError, 'ApiError') ||
     isNamed(error, ConfigError, 'ConfigError') ||
     isNamed(error, ServerLockError, 'ServerLockError')
   );
 }
 
 /**
- * By name as well as instanceof: the server (and the modules it throws from) is loaded on
- * demand, and a loader may hand that import a second copy of the module.
+ * By name as well as instanceof: each command's action module (and the server) is loaded on
+ * demand, and a loader may hand that import a second copy of the modules it throws from.
  */
-function isNamed(error: unknown, kind: abstract new (...args: never[]) => Error, name: string): boolean {
+function isNamed(error: unknown, kind: abstract new (...args: never[]) => Error, name: string): error is Error {
   return error instanceof kind || (error instanceof Error && error.name === name);
 }
 
@@ -90,9 +90,9 @@ export interface Failure {
  */
 export function describeFailure(error: unknown, helpOnError = ''): Failure {
   if (error instanceof CommanderError && error.exitCode === EXIT_OK) return { exitCode: EXIT_OK, line: null };
-  if (error instanceof OutputClosed) return { exitCode: EXIT_OK, line: null };
-  if (error instanceof CommandFailed) return { exitCode: EXIT_UNEXPECTED, line: `daybook: ${oneLine(error.message)}` };
-  if (error instanceof CheckFailed) return { exitCode: EXIT_CHECK_FAILED, line: `daybook: ${oneLine(error.message)}` };
+  if (isNamed(error, OutputClosed, 'OutputClosed')) return { exitCode: EXIT_OK, line: null };
+  if (isNamed(error, CommandFailed, 'CommandFailed')) return { exitCode: EXIT_UNEXPECTED, line: `daybook: ${oneLine(error.message)}` };
+  if (isNamed(error, CheckFailed, 'CheckFailed')) return { exitCode: EXIT_CHECK_FAILED, line: `daybook: ${oneLine(error.message)}` };
   if (isBadArguments(error)) {
     const message = error instanceof CommanderError ? commanderMessage(error, helpOnError) : (error as Error).message;
     return { exitCode: EXIT_BAD_ARGUMENTS, line: `daybook: ${oneLine(message)}` };
