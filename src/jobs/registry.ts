@@ -3,6 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { Services } from '../services.js';
+import { jobSchedule } from './schedules.js';
+
+export { jobSchedule } from './schedules.js';
 import { runBackupJob } from './backup.js';
 import { runHousekeeping } from './housekeeping.js';
 import { runOutboxDelivery } from './outbox.js';
@@ -22,20 +25,6 @@ export type JobServices = Services;
 
 export interface DaybookJob extends JobDefinition {
   name: JobName;
-}
-
-const SCHEDULE_SETTING: Record<JobName, keyof Config & `job${string}`> = {
-  rates: 'jobRates',
-  overdue: 'jobOverdue',
-  outbox: 'jobOutbox',
-  backup: 'jobBackup',
-  housekeeping: 'jobHousekeeping',
-  'card-payments': 'jobCardPayments',
-};
-
-/** The configured schedule of a job, or null when it is off. */
-export function jobSchedule(config: Config, name: JobName): string | null {
-  return config[SCHEDULE_SETTING[name]];
 }
 
 const MINUTE = 60_000;

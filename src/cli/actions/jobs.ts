@@ -1,11 +1,7 @@
-import { booksRecorder, jobByName, jobSchedule } from '../../jobs/registry.js';
-import { guardedRecorder, runJobOnce } from '../../jobs/pool.js';
+import { jobSchedule } from '../../jobs/schedules.js';
 import { findJobRun, JOB_NAMES, type JobName, type JobRunRecord } from '../../store/job-runs.js';
 import { loadConfig } from '../../config.js';
 import { acquireServerLock, ServerLockError } from '../../db/server-lock.js';
-import { createMailer } from '../../email/mailer.js';
-import { CounterStore } from '../../store/counters.js';
-import { createLogger } from '../../log.js';
 import { type CommandContext, resolveDbPath, withBooks } from '../context.js';
 import { formatTable } from '../output.js';
 import { CommandFailed, UsageError } from '../errors.js';
@@ -77,6 +73,15 @@ async function runNow(name: JobName, context: CommandContext): Promise<void> {
   if (name === 'outbox' && config.smtpUrl === null) {
     throw new UsageError('jobs run outbox needs DAYBOOK_SMTP_URL (the server\'s mail server): without it the emails would be written to this command\'s log and counted as sent');
   }
+  // What running a job needs (every job's code, the mailer, the counters) loads only here:
+  // `jobs list` reads schedules and runs without it.
+  const [{ booksRecorder, jobByName }, { guardedRecorder, runJobOnce }, { createMailer }, { CounterStore }, { createLogger }] = await Promise.all([
+    import('../../jobs/registry.js'),
+    import('../../jobs/pool.js'),
+    import('../../email/mailer.js'),
+    import('../../store/counters.js'),
+    import('../../log.js'),
+  ]);
   // The job's own log lines go to stderr, as the server's do; stdout carries the result.
   const log = createLogger(config.logLevel, { write: (line: string) => context.io.stderr(line) });
   const outcome = await withBooks(context, async (db) => {
