@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Clock, nowIso } from '../clock.js';
-import { assertInTransaction, type Db } from '../db/connection.js';
+import { assertInTransaction, type Db, withoutWaiting } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { type Actor, recordAudit } from './audit.js';
 
@@ -136,12 +136,18 @@ function isLive(row: Pick<SessionRow, 'ended_at' | 'last_seen_at' | 'expires_at'
 
 /**
  * Records that the session was used now, at most once a minute: the idle limit counts from it.
- * Not a write of the books and not audited; nothing else changes.
+ * Not a write of the books and not audited; nothing else changes. It never waits for the books:
+ * while another process holds them (a backup, an import), the mark is skipped, and the idle
+ * limit counts from the last one made.
  */
 export function touchSession(db: Db, clock: Clock, session: ConsoleSession): void {
   const now = clock.now();
   if (now.getTime() - Date.parse(session.lastSeenAt) < SEEN_EVERY_MS) return;
-  run(db, 'UPDATE console_sessions SET last_seen_at = ? WHERE id = ? AND ended_at IS NULL', now.toISOString(), session.id);
+  try {
+    withoutWaiting(db, () => run(db, 'UPDATE console_sessions SET last_seen_at = ? WHERE id = ? AND ended_at IS NULL', now.toISOString(), session.id));
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+  }
 }
 
 /** Signs a session out (the session's own request): audited as `console.sign_out`. */

@@ -177,13 +177,18 @@ export class CounterStore {
     this.#scheduleFlush();
   }
 
-  /** The day each of `keyIds` was last used (UTC), after writing what is noted; a key never used is absent. */
+  /**
+   * The day each of `keyIds` was last used (UTC): the stored day, or the one noted since the
+   * last write when later; a key never used is absent. Reads only, so a page asking never waits
+   * for the file (a write of it may be held by another process).
+   */
   keysLastUsed(keyIds: readonly string[]): Map<string, string> {
-    this.flush();
     const used = new Map<string, string>();
     for (const keyId of keyIds) {
-      const row = this.#statements.keyUsedOn.get(keyId);
-      if (row) used.set(keyId, row.last_used_on);
+      const stored = this.#db.open ? this.#statements.keyUsedOn.get(keyId)?.last_used_on : undefined;
+      const noted = this.#keysUsed.get(keyId);
+      const day = stored === undefined ? noted : noted === undefined || stored > noted ? stored : noted;
+      if (day !== undefined) used.set(keyId, day);
     }
     return used;
   }

@@ -206,4 +206,19 @@ describe('the owner’s console: signing in, keys, and what protects them', () =
       await proxied.close();
     }
   });
+
+  it('answers a page while another process holds the books: marking the session used is skipped, not waited for', async () => {
+    const books = newBooks(app);
+    const { cookie } = await signIn(books);
+    app.clock.advanceMs(2 * 60 * 1000);
+    // The test's own connection plays the other process (a backup, an import) holding the write lock.
+    app.db.exec('BEGIN IMMEDIATE');
+    try {
+      const keys = await app.request('GET', '/console/keys', { headers: { cookie } });
+      expect(keys.status).to.equal(200);
+    } finally {
+      app.db.exec('ROLLBACK');
+      app.clock.set(NOW);
+    }
+  });
 });

@@ -65,7 +65,7 @@ ${select('access', 'Access', ACCESS_OPTIONS, 'read')}
 <p><button type="submit">Create key</button></p>`,
   );
   const body = `${message ? notice(message.text, message.kind) : ''}
-<p>${active} of ${limit} active keys (the ${e(tenant.plan)} plan's limit).</p>
+<p>${active} of ${limit} keys in use (the ${e(tenant.plan)} plan's limit; an expired key counts until it is revoked).</p>
 ${table}
 <h2>Create a key</h2>
 ${active >= limit ? notice(`The ${tenant.plan} plan allows ${limit} active keys: revoke one before creating another.`, 'problem') : create}`;
@@ -154,7 +154,8 @@ export function revokeKeyRoute(services: Services): AppMiddleware {
       if (!(error instanceof ApiError)) throw error;
       return keysPage(services, who, error.status, ctx, { text: `Nothing was revoked: ${error.message}`, kind: 'problem' });
     }
-    const said = new URLSearchParams(noticeQuery(who, { text: `Key "${revoked.name}" revoked: it stops working on its next request.`, kind: 'ok' }));
+    const text = revoked.alreadyRevoked ? `Key "${revoked.name}" was revoked already.` : `Key "${revoked.name}" revoked: it stops working on its next request.`;
+    const said = new URLSearchParams(noticeQuery(who, { text, kind: 'ok' }));
     seeOther(ctx, `/console/keys?${said.toString()}`);
   };
 }

@@ -1,11 +1,13 @@
 import type Router from '@koa/router';
-import type { AppContext, RequestState } from '../../http/context.js';
+import { routeTemplate } from '../../http/access-log.js';
+import type { AppContext, AppMiddleware, RequestState } from '../../http/context.js';
+import { page } from './html.js';
 import type { Services } from '../../services.js';
 import { ASSET_ETAGS, CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets.js';
 import { auditRoute } from './audit.js';
 import { confirmRevokeRoute, createKeyRoute, keysRoute, revokeKeyRoute } from './keys.js';
 import { acceptConfidentRoute, acceptItemRoute, confirmConfidentRoute, reviewRoute } from './review.js';
-import { seeOther } from './session.js';
+import { seeOther, sendPage } from './session.js';
 import { signIn, signInBudget, signInPage, signOut, signedOutPage } from './sign-in.js';
 import { todayRoute } from './today.js';
 
@@ -15,6 +17,7 @@ import { todayRoute } from './today.js';
  */
 export function mountConsole(router: Router<RequestState>, services: Services): void {
   const m = (middleware: unknown) => middleware as never;
+  router.use('/console', m(consolePageErrors(services)));
   router.get('/console', (ctx) => seeOther(ctx as never, '/console/today'));
   router.get('/console/assets/console.css', (ctx) => asset(ctx as never, 'text/css; charset=utf-8', CONSOLE_CSS, ASSET_ETAGS.css));
   router.get('/console/assets/console.js', (ctx) => asset(ctx as never, 'text/javascript; charset=utf-8', CONSOLE_JS, ASSET_ETAGS.js));
@@ -34,6 +37,21 @@ export function mountConsole(router: Router<RequestState>, services: Services): 
   router.get('/console/keys/:id/revoke', m(confirmRevokeRoute(services)));
   router.post('/console/keys/:id/revoke', m(revokeKeyRoute(services)));
   router.get('/console/audit', m(auditRoute(services)));
+}
+
+/**
+ * A console page that fails gets a page of its own (with the console's headers), not the API's
+ * JSON error body; the failure is logged with its stack, as the API's are.
+ */
+function consolePageErrors(services: Services): AppMiddleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      services.log.error({ err: error, requestId: ctx.state.requestId, method: ctx.method, route: routeTemplate(ctx) }, 'console page failed');
+      sendPage(ctx, 500, page({ title: 'Something went wrong' }, '<p>This page could not be shown. Reload it in a moment; if it keeps failing, the server log says why.</p>'));
+    }
+  };
 }
 
 function asset(ctx: AppContext, type: string, body: string, etag: string): void {
