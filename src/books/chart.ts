@@ -33,6 +33,11 @@ export type SystemRole = (typeof SYSTEM_ROLES)[number];
  */
 export const EXPENSE_SYSTEM_ROLES: ReadonlySet<SystemRole> = new Set(['uncategorized_expense', 'payment_fees']);
 
+/** Whether an account of this system role (null: none) may take an expense. */
+export function takesExpenses(role: SystemRole | null): boolean {
+  return role === null || EXPENSE_SYSTEM_ROLES.has(role);
+}
+
 /** Parent names are joined with this to form an account's `path`. */
 export const PATH_SEPARATOR = ' > ';
 

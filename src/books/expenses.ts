@@ -7,7 +7,7 @@ import { AMOUNT_CEILING_CENTS } from '../money.js';
 import { type Actor, recordAudit } from '../store/audit.js';
 import { dayWithinYears, RECORDED_MATCH_DAYS } from './import/bank-import.js';
 import type { Business } from './businesses.js';
-import { EXPENSE_SYSTEM_ROLES, findLedgerAccount, systemAccountId } from './chart.js';
+import { findLedgerAccount, systemAccountId, takesExpenses } from './chart.js';
 import { newId } from '../ids.js';
 import { assertPostingAllowed, postEntry, withPostingFields, type PostingFields } from './ledger.js';
 import { insertTransaction } from './transactions.js';
@@ -198,7 +198,7 @@ export function assertExpenseAccount(db: Db, business: Business, accountId: stri
   if (account.isHeading) throw validationFailed('accountId', 'is a heading; choose one of the accounts GET /accounts lists');
   if (account.archived) throw validationFailed('accountId', 'is archived; choose one of the accounts GET /accounts lists');
   if (account.systemRole === 'bank') throw validationFailed('accountId', 'is the bank account the expense is paid from');
-  if (account.systemRole !== null && !EXPENSE_SYSTEM_ROLES.has(account.systemRole)) {
+  if (!takesExpenses(account.systemRole)) {
     throw validationFailed('accountId', `is an account Daybook keeps itself (${account.systemRole}); choose an expense or asset account`);
   }
 }

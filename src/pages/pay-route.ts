@@ -7,7 +7,7 @@ import { isPayTokenShaped, payUrl } from '../books/pay-links.js';
 import { type CardOffer, PAY_PAGE_CSP, payPageCsp, renderNotFoundPage, renderPayPage, renderTryLaterPage } from './pay.js';
 import { invoicePdf } from '../pdf/invoice-attachment.js';
 import { PdfRenderFailed } from '../pdf/renderer.js';
-import { budgetSubject } from '../http/client-address.js';
+import { addressBudget } from '../http/address-budget.js';
 import type { AppContext, AppMiddleware } from '../http/context.js';
 import { markViewedCommand } from '../door/commands/invoices.js';
 import { recordPaidSession } from '../door/card-payments.js';
@@ -28,14 +28,7 @@ const PDF_RETRY_AFTER_SECONDS = 30;
 
 /** Counts the request against its client's pay-page budget; past it, answers 429 and the route does not run. */
 export function payPageBudget(services: Services): AppMiddleware {
-  return async (ctx, next) => {
-    const usage = services.counters.payPages.count(budgetSubject(ctx.state.client?.address ?? 'unknown'));
-    if (usage.used > PAY_PAGE_REQUESTS_PER_WINDOW) {
-      ctx.set('retry-after', String(Math.max(1, Math.ceil(usage.msBeforeReset / 1000))));
-      return sendPage(ctx, 429, renderTryLaterPage());
-    }
-    await next();
-  };
+  return addressBudget(services.counters.payPages, PAY_PAGE_REQUESTS_PER_WINDOW, (ctx) => sendPage(ctx, 429, renderTryLaterPage()));
 }
 
 /**

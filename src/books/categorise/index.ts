@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { all, flag } from '../../db/statements.js';
-import { EXPENSE_SYSTEM_ROLES, type SystemRole } from '../chart.js';
+import { type SystemRole, takesExpenses } from '../chart.js';
 import { type AccountEvidence, NearKeys, Tally, WordStats } from './evidence.js';
 import { findKnownPhrase, KEYWORD_CONFIDENCE, type KnownPhrase, MERCHANT_CONFIDENCE } from './knowledge.js';
 import { allWords, meaningfulWords, merchantKeyWords, quotable } from './text.js';
@@ -67,8 +67,6 @@ const MIN_WORD_SOURCES = 2;
 const MIN_WORD_CONFIDENCE = 0.6;
 const MAX_RATIONALE_CHARS = 2000;
 
-/** The accounts an expense may be booked to (src/books/expenses.ts assertExpenseAccount): any but the system accounts Daybook keeps. */
-const allowedRole = (role: SystemRole | null): boolean => role === null || EXPENSE_SYSTEM_ROLES.has(role);
 
 interface ChartAccount {
   id: string;
@@ -110,7 +108,7 @@ export function categoriserFor(db: Db, businessId: string): Categoriser {
     id: row.id,
     code: row.code,
     name: row.name,
-    allowed: !flag(row.is_heading) && !flag(row.archived) && allowedRole(row.system_role),
+    allowed: !flag(row.is_heading) && !flag(row.archived) && takesExpenses(row.system_role),
   }));
   const categoriser = new LearnedCategoriser(chart);
   // Newest rows within the limit, then replayed oldest first: recency weights follow booking order.

@@ -1,5 +1,5 @@
 import type { Business } from '../../books/businesses.js';
-import { type AccountType, EXPENSE_SYSTEM_ROLES, findLedgerAccount, type LedgerAccount, listPostableAccounts, systemAccountId } from '../../books/chart.js';
+import { type AccountType, findLedgerAccount, type LedgerAccount, listPostableAccounts, systemAccountId, takesExpenses } from '../../books/chart.js';
 import { findReviewItem, isHighConfidence, listReviewQueue, type ReviewItem } from '../../books/review.js';
 import { acceptReviewItemCommand } from '../../door/commands/spending.js';
 import { writeNow } from '../../door/door.js';
@@ -50,7 +50,7 @@ const TYPE_GROUPS: readonly (readonly [AccountType, string])[] = [
 function expenseAccounts(services: Services, business: Business): LedgerAccount[] {
   return listPostableAccounts(services.db, business.id).filter((account) => {
     const role = findLedgerAccount(services.db, account.id)?.systemRole ?? null;
-    return role === null || EXPENSE_SYSTEM_ROLES.has(role);
+    return takesExpenses(role);
   });
 }
 

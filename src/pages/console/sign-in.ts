@@ -3,7 +3,7 @@ import { endSessionCommand, startSessionCommand } from '../../door/commands/cons
 import { writeNow } from '../../door/door.js';
 import { INSTALLATION_REACH } from '../../door/reach.js';
 import type { AppContext, AppMiddleware } from '../../http/context.js';
-import { budgetSubject } from '../../http/client-address.js';
+import { addressBudget } from '../../http/address-budget.js';
 import type { Services } from '../../services.js';
 import { checkSignInLink, consoleActor } from '../../store/console-sessions.js';
 import { getTenant } from '../../books/tenants.js';
@@ -27,14 +27,9 @@ function tokenOf(ctx: AppContext): string {
 
 /** Counts the request against its client's sign-in budget; past it, answers 429. */
 export function signInBudget(services: Services): AppMiddleware {
-  return async (ctx, next) => {
-    const usage = services.counters.consoleSignIns.count(budgetSubject(ctx.state.client?.address ?? 'unknown'));
-    if (usage.used > SIGN_IN_REQUESTS_PER_WINDOW) {
-      ctx.set('retry-after', String(Math.max(1, Math.ceil(usage.msBeforeReset / 1000))));
-      return sendPage(ctx, 429, page({ title: 'Try again later' }, '<p>Too many sign-in attempts from this address. Try again in a few minutes.</p>'));
-    }
-    await next();
-  };
+  return addressBudget(services.counters.consoleSignIns, SIGN_IN_REQUESTS_PER_WINDOW, (ctx) =>
+    sendPage(ctx, 429, page({ title: 'Try again later' }, '<p>Too many sign-in attempts from this address. Try again in a few minutes.</p>')),
+  );
 }
 
 /** GET /console/sign-in/{token}: the button, or why the link cannot be used. */
