@@ -124,6 +124,17 @@ export function recordExpense(db: Db, clock: Clock, actor: Actor, input: NewExpe
   return { expenseId, transactionId };
 }
 
+/**
+ * Whether any bank line of the business waits in the queue unmatched: one probe of an index,
+ * where the match itself (a join, a sort) costs ten times as much even with nothing to find.
+ */
+function linesWaiting(db: Db, businessId: string): boolean {
+  return (
+    one(db, 'SELECT 1 FROM review_queue_items WHERE business_id = ? AND accepted_at IS NULL AND recorded_expense_id IS NULL LIMIT 1', businessId) !==
+    undefined
+  );
+}
+
 interface ExpenseToMatch {
   expenseId: string;
   businessId: string;
@@ -142,6 +153,7 @@ interface ExpenseToMatch {
  * (src/books/review.ts). Returns the item's id, or undefined when no line matches.
  */
 function matchWaitingBankLine(db: Db, expense: ExpenseToMatch): string | undefined {
+  if (!linesWaiting(db, expense.businessId)) return undefined;
   const item = one<{ id: string; txn_date: string; vendor_named: number }>(
     db,
     `SELECT q.id, t.txn_date, t.vendor_id IS NOT NULL AS vendor_named

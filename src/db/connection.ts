@@ -27,12 +27,18 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
 /**
  * The pragmas every connection to a books file sets. recursive_triggers makes SQLite fire the
  * DELETE triggers of the row an INSERT OR REPLACE removes, so REPLACE cannot rewrite a posted
- * line or an audit row behind the immutability triggers.
+ * line or an audit row behind the immutability triggers. temp_store=MEMORY keeps SQLite's
+ * statement journal in memory: inserting a journal line also updates three stored balances (a
+ * trigger), the statement journal that lets that one statement fail alone outgrows SQLite's
+ * 64 KiB in-memory spill size, and with temporary files allowed each line paid for writing a
+ * temporary file, 200 µs of a posting's 35 (docs/performance.md). It also means a read-only
+ * root file system (the image) never needs a writable temporary folder.
  */
 export function applyPragmas(db: Pick<Db, 'pragma'>, synchronous: SqliteSynchronous | 'off'): void {
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('recursive_triggers = ON');
+  db.pragma('temp_store = MEMORY');
   db.pragma('busy_timeout = 5000');
   db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
 }

@@ -1,11 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { type Db, doorTransaction, inTransaction } from '../db/connection.js';
+import { type Db, doorTransaction } from '../db/connection.js';
 import { int, one } from '../db/statements.js';
 import type { Mailer } from '../email/mailer.js';
 import type { Logger } from '../log.js';
 import type { Actor } from '../store/audit.js';
 import { claimInProgress, completeClaim, type IdempotencyClaim, releaseClaim, type StoredAnswer, storedAnswer, storeAnswer } from '../store/idempotency.js';
+import { committedTogether } from './group-commit.js';
 import { type Reach, type Reached, resolveScope, type Scope } from './reach.js';
 
 /**
@@ -19,8 +20,11 @@ import { type Reach, type Reached, resolveScope, type Scope } from './reach.js';
  * rolls everything back, the key included, so the client may correct the request and retry
  * with the same key.
  *
- * Commands run in a transaction of their own, or, inside `batch`, each in its own SAVEPOINT of
- * the batch's one transaction: the shape a group commit needs.
+ * `write` (every entry point that can wait: the API, the pages, the webhooks) commits together
+ * with the other writes ready in the same turn of the event loop (group-commit.ts), each in its
+ * own SAVEPOINT of one transaction, and returns after that commit. `writeNow` (the CLI, the
+ * jobs, the seeds) runs in a transaction of its own, or, inside `batch`, in a SAVEPOINT of the
+ * batch's one transaction.
  */
 
 /** What the door needs of the server's services; the CLI has no mailer and may have no settings. */
@@ -92,7 +96,7 @@ export async function write<I, R, P>(services: DoorServices, writer: Writer, com
   const claim = idempotency?.claim ?? null;
   let outcome: WriteOutcome<R>;
   if (!command.prepare) {
-    outcome = doorTransaction(db, () => {
+    outcome = await committedTogether(db, (): WriteOutcome<R> => {
       const stored = claim ? storedAnswer(db, clock, claim) : undefined;
       if (stored) return { replayed: true, answer: stored };
       const reached = resolveScope(db, writer.reach, command.scope(input));
@@ -128,7 +132,7 @@ export function batch<T>(db: Db, work: () => T): T {
 
 /**
  * A command that awaits something before it can post. Under a key, the key is first claimed
- * `in_progress` in its own short transaction, so a concurrent duplicate gets 409 instead of
+ * `in_progress` in a short transaction (committed with the group ready then), so a concurrent duplicate gets 409 instead of
  * running twice; then the scope is resolved and `prepare` awaited, outside any transaction;
  * then the work runs and the claim becomes the stored answer in one commit. Any failure frees
  * the key again. A crash while the claim is held leaves it in_progress; start-up frees it
@@ -145,7 +149,7 @@ async function preparedWrite<I, R, P>(
   const { db, clock } = services;
   const claim = idempotency?.claim ?? null;
   if (claim) {
-    const stored = inTransaction(db, () => {
+    const stored = await committedTogether(db, () => {
       const found = storedAnswer(db, clock, claim);
       if (!found) claimInProgress(db, clock, claim);
       return found;
@@ -155,7 +159,7 @@ async function preparedWrite<I, R, P>(
   try {
     const reached = resolveScope(db, writer.reach, command.scope(input));
     const prepared = await prepare(services, writer, input, reached);
-    return doorTransaction(db, () => completed(services, writer, command, input, reached, prepared, idempotency, 'claimed'));
+    return await committedTogether(db, () => completed(services, writer, command, input, reached, prepared, idempotency, 'claimed'));
   } catch (error) {
     if (claim) releaseQuietly(db, claim);
     throw error;

@@ -8,6 +8,7 @@ import { newId } from '../../src/ids.js';
 import { type Db, openDb } from '../../src/db/connection.js';
 import { run } from '../../src/db/statements.js';
 import { defineCommand } from '../../src/door/door.js';
+import { groupCommitCounts } from '../../src/door/group-commit.js';
 import { defineWrite } from '../../src/http/operation.js';
 import { projectRoot } from '../../src/paths.js';
 import { Strict, Uuid } from '../../src/api/schemas/common.js';
@@ -15,6 +16,7 @@ import { sendRequest, startTestApp, type TestApp } from '../support/app.js';
 import { type ApiTenant, buildApiTenant, countRows, expectError, expectInvalid } from '../support/api.js';
 import { freshDb } from '../support/db.js';
 import { buildBusiness, buildKey, buildTenant, testClock } from '../support/factories.js';
+import { type BurstRequest, sendBurst } from '../support/burst.js';
 import { type AwaitingProbeLog, awaitingProbe, publishedWith } from '../support/probes.js';
 
 /**
@@ -233,6 +235,69 @@ describe('The write door (every POST)', () => {
       const corrected = await app.post('/api/v1/probe/awaiting', tenant.key, { name: 'Refused Co' }, keyed('await-refused'));
       expect(corrected.status).to.equal(201);
       expect(customersNamed('Refused Co')).to.equal(1);
+    });
+  });
+
+  describe('group commit: requests that arrive together commit together', () => {
+    const pathId = (i: number) => `c0ffee00-bbbb-4ccc-8ddd-${String(i).padStart(12, '0')}`;
+
+    it('answers each request of a burst by its own outcome: one refusal fails alone, a repeated key runs once', async () => {
+      const before = groupCommitCounts(app.serverDb);
+      const post = (path: string, key: string, body: unknown = {}): BurstRequest => ({ method: 'POST', path, options: { key: tenant.key, body, headers: keyed(key) } });
+      const answers = await app.allowingFaults(() =>
+        sendBurst(app.url, [
+          ...Array.from({ length: 12 }, (_, i) => post(`/api/v1/probe/${pathId(i)}/send`, `burst-${i}`)),
+          post('/api/v1/probe/forgetful', 'burst-forgetful', { name: 'Burst Forgetful Co' }),
+          post(`/api/v1/probe/${pathId(0)}/send`, 'burst-0'),
+        ]),
+      );
+      for (let i = 0; i < 12; i++) {
+        expect(answers[i]!.status, `request ${i}`).to.equal(200);
+        expect(customersNamed(`Path ${pathId(i)}`), `request ${i}`).to.equal(1);
+      }
+      expectError(answers[12]!, 500, 'internal_error');
+      expect(customersNamed('Burst Forgetful Co')).to.equal(0);
+      expect(records('burst-forgetful')).to.deep.equal([]);
+      expect(answers[13]!.status).to.equal(200);
+      expect(answers[13]!.body).to.deep.equal(answers[0]!.body);
+      const after = groupCommitCounts(app.serverDb);
+      expect(after.writes - before.writes).to.equal(14);
+      expect(after.groups - before.groups, 'the burst shared transactions').to.be.below(14);
+    });
+
+    it('answers 500 and keeps nothing of a group whose commit fails; each key is free for the retry', async () => {
+      // A deferred foreign key is checked only at COMMIT: a doomed customer fails its whole group there.
+      app.serverDb.exec(`
+        CREATE TEMP TABLE doomed_parents (id TEXT PRIMARY KEY);
+        CREATE TEMP TABLE doomed_children (parent TEXT REFERENCES doomed_parents (id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TEMP TRIGGER doom_at_commit AFTER INSERT ON main.customers WHEN NEW.name = 'Doomed Co'
+          BEGIN INSERT INTO doomed_children (parent) VALUES ('nobody'); END;
+      `);
+      try {
+        const ids = Array.from({ length: 8 }, (_, i) => pathId(100 + i));
+        const post = (path: string, key: string, body: unknown = {}): BurstRequest => ({ method: 'POST', path, options: { key: tenant.key, body, headers: keyed(key) } });
+        const answers = await app.allowingFaults(() =>
+          sendBurst(app.url, [...ids.map((id, i) => post(`/api/v1/probe/${id}/send`, `doomed-group-${i}`)), post('/api/v1/customers', 'doomed', { name: 'Doomed Co' })]),
+        );
+        expectError(answers[8]!, 500, 'internal_error');
+        expect(customersNamed('Doomed Co')).to.equal(0);
+        expect(records('doomed')).to.deep.equal([]);
+        const failed = ids.filter((_, i) => answers[i]!.status === 500);
+        expect(failed.length, 'requests that shared the doomed commit').to.be.above(0);
+        ids.forEach((id, i) => {
+          // Acknowledged exactly when kept.
+          expect(customersNamed(`Path ${id}`), `request ${i} answered ${answers[i]!.status}`).to.equal(answers[i]!.status === 200 ? 1 : 0);
+          expect(records(`doomed-group-${i}`)).to.deep.equal(answers[i]!.status === 200 ? [{ state: 'completed' }] : []);
+        });
+        app.serverDb.exec('DROP TRIGGER temp.doom_at_commit');
+        for (const [i, id] of ids.entries()) {
+          const retry = await app.post(`/api/v1/probe/${id}/send`, tenant.key, {}, keyed(`doomed-group-${i}`));
+          expect(retry.status).to.equal(200);
+          expect(customersNamed(`Path ${id}`)).to.equal(1);
+        }
+      } finally {
+        app.serverDb.exec('DROP TRIGGER IF EXISTS temp.doom_at_commit; DROP TABLE IF EXISTS temp.doomed_children; DROP TABLE IF EXISTS temp.doomed_parents');
+      }
     });
   });
 

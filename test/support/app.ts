@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { type Agent, request as httpRequest } from 'node:http';
 import { type FixedClock, fixedClock } from '../../src/clock.js';
 import type { Config } from '../../src/config.js';
 import { type Db, openDb } from '../../src/db/connection.js';
@@ -27,6 +27,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** The address to send from (any 127.x.y.z is this machine), to be a client other than 127.0.0.1. */
   localAddress?: string;
+  /** Connections to reuse (test/support/burst.ts); by default each request opens its own. */
+  agent?: Agent;
 }
 
 export interface TestApp {
@@ -139,7 +141,7 @@ export function sendRequest(baseUrl: string, method: string, path: string, optio
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
+    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: options.agent ?? false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
