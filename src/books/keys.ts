@@ -10,9 +10,9 @@ import { all, one, run } from '../db/statements.js';
 import { ApiError, notFound, validationFailed } from '../errors.js';
 import { type Tenant, countActiveKeys, findTenant, getTenant } from './tenants.js';
 import { type Actor, recordAudit } from '../store/audit.js';
-import { findBusiness } from './businesses.js';
+import { type Business, findBusiness, listBusinesses } from './businesses.js';
 import { newId } from '../ids.js';
-import { rememberedWhileUnchanged } from '../db/data-version-cache.js';
+import { rememberedWhileAccessUnchanged } from '../db/access-cache.js';
 import { PLANS } from './plans.js';
 
 /**
@@ -196,6 +196,8 @@ export interface Principal {
   tenant: Tenant;
   /** null: every business of the tenant. */
   businessIds: string[] | null;
+  /** The businesses the key reaches, by name, as they were when the key was looked up. */
+  reachable: readonly Business[];
 }
 
 /**
@@ -206,7 +208,7 @@ export interface Principal {
 export function authenticateKey(db: Db, clock: Clock, presented: string): Principal | null {
   if (!isWellFormedKey(presented)) return null;
   const fingerprint = fingerprintKey(presented);
-  const known = rememberedWhileUnchanged(db, 'api keys', fingerprint, () => lookUpKey(db, fingerprint), frozen);
+  const known = rememberedWhileAccessUnchanged(db, 'api keys', fingerprint, () => lookUpKey(db, fingerprint), frozen);
   if (!known) return null;
   if (known.expiresOn !== null && todayUtc(clock) > known.expiresOn) return null;
   return known.principal;
@@ -227,6 +229,8 @@ function frozen(known: KnownKey): KnownKey {
   Object.freeze(principal.tenant.rateLimit);
   Object.freeze(principal.tenant);
   if (principal.businessIds) Object.freeze(principal.businessIds);
+  for (const business of principal.reachable) Object.freeze(business);
+  Object.freeze(principal.reachable);
   Object.freeze(principal);
   return Object.freeze(known);
 }
@@ -237,8 +241,9 @@ function lookUpKey(db: Db, fingerprint: string): KnownKey | null {
   if (!row || row.revoked_at !== null) return null;
   const tenant = findTenant(db, row.tenant_id);
   if (!tenant || !tenant.apiAccess) return null;
+  const businessIds = grantedBusinessIds(db, row.id);
   return {
-    principal: { keyId: row.id, keyName: row.name, access: row.access, tenant, businessIds: grantedBusinessIds(db, row.id) },
+    principal: { keyId: row.id, keyName: row.name, access: row.access, tenant, businessIds, reachable: listBusinesses(db, tenant.id, businessIds) },
     expiresOn: row.expires_on,
   };
 }

@@ -80,6 +80,11 @@ CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id
 
 CREATE INDEX vendors_tenant_name ON vendors(tenant_id, name_key, id);
 
+CREATE TABLE access_version (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL CHECK (version >= 0)
+  ) STRICT;
+
 CREATE TABLE api_key_businesses (
     api_key_id TEXT NOT NULL REFERENCES api_keys(id),
     business_id TEXT NOT NULL REFERENCES businesses(id),
@@ -511,6 +516,27 @@ CREATE TABLE vendors (
     UNIQUE (tenant_id, name)
   ) STRICT;
 
+CREATE TRIGGER access_version_kept BEFORE DELETE ON access_version
+   BEGIN SELECT RAISE(ABORT, 'the access version is never deleted'); END;
+
+CREATE TRIGGER api_key_businesses_access_delete AFTER DELETE ON api_key_businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER api_key_businesses_access_insert AFTER INSERT ON api_key_businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER api_key_businesses_access_update AFTER UPDATE ON api_key_businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER api_keys_access_delete AFTER DELETE ON api_keys
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER api_keys_access_insert AFTER INSERT ON api_keys
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER api_keys_access_update AFTER UPDATE ON api_keys
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
      BEGIN SELECT RAISE(ABORT, 'audit_log rows are immutable; post a reversing entry instead'); END;
 
@@ -550,6 +576,15 @@ CREATE TRIGGER bills_start_unpaid BEFORE INSERT ON bills
 CREATE TRIGGER bills_terms_fixed BEFORE UPDATE OF business_id, vendor_id, number, issue_date, due_date, amount_cents,
      ledger_account_id, journal_entry_id, created_at ON bills
    BEGIN SELECT RAISE(ABORT, 'a bill keeps its vendor, number, dates, amount, account and posting'); END;
+
+CREATE TRIGGER businesses_access_delete AFTER DELETE ON businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER businesses_access_insert AFTER INSERT ON businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER businesses_access_update AFTER UPDATE ON businesses
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
 
 CREATE TRIGGER card_notices_fixed BEFORE UPDATE ON card_notices
    BEGIN SELECT RAISE(ABORT, 'a card notice keeps what the processor reported'); END;
@@ -697,6 +732,15 @@ CREATE TRIGGER review_queue_items_accepted_fixed BEFORE UPDATE ON review_queue_i
 
 CREATE TRIGGER review_queue_items_no_delete BEFORE DELETE ON review_queue_items
    BEGIN SELECT RAISE(ABORT, 'review items are kept; accepting one settles it'); END;
+
+CREATE TRIGGER tenants_access_delete AFTER DELETE ON tenants
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER tenants_access_insert AFTER INSERT ON tenants
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
+
+CREATE TRIGGER tenants_access_update AFTER UPDATE ON tenants
+   BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
 
 CREATE TRIGGER vendors_name_key_required BEFORE INSERT ON vendors WHEN NEW.name_key = ''
    BEGIN SELECT RAISE(ABORT, 'vendors.name_key must be the folded name (src/names.ts foldName)'); END;

@@ -1,4 +1,4 @@
-import { type Business, findBusiness, listBusinesses } from '../books/businesses.js';
+import { type Business, findBusiness } from '../books/businesses.js';
 import type { Principal } from '../books/keys.js';
 import { findTenant } from '../books/tenants.js';
 import type { Db } from '../db/connection.js';
@@ -73,8 +73,8 @@ export function resolveScope(db: Db, reach: Reach, scope: Scope): Reached {
 }
 
 /** The businesses `reach` reaches in its account (a key's); the operator's reach names no single account. */
-export function reachableBusinesses(db: Db, principal: Principal): Business[] {
-  return listBusinesses(db, principal.tenant.id, principal.businessIds);
+export function reachableBusinesses(principal: Principal): readonly Business[] {
+  return principal.reachable;
 }
 
 function withBusiness(business: Business): Reached {
@@ -107,11 +107,11 @@ function resolveBusiness(db: Db, reach: Reach, businessId: string | undefined): 
     if (principal.businessIds && !principal.businessIds.includes(businessId)) {
       throw new ApiError('entity_not_allowed', 'entityId: this key is not allowed to use that business.');
     }
-    const business = findBusiness(db, businessId);
-    if (!business || business.tenantId !== principal.tenant.id) throw notFound('business');
+    const business = principal.reachable.find((reachable) => reachable.id === businessId);
+    if (!business) throw notFound('business');
     return business;
   }
-  const reachable = reachableBusinesses(db, principal);
+  const reachable = reachableBusinesses(principal);
   if (reachable.length === 1) return reachable[0]!;
   if (reachable.length === 0) throw validationFailed('entityId', 'required; this key reaches no business');
   throw validationFailed('entityId', 'required when the key can reach more than one business');

@@ -22,8 +22,8 @@ export const listBusinesses = defineRead({
     },
   },
   errors: [],
-  handle({ principal, services }) {
-    const businesses = reachableBusinesses(services.db, principal).map(({ id, name }) => ({ id, name }));
+  handle({ principal }) {
+    const businesses = reachableBusinesses(principal).map(({ id, name }) => ({ id, name }));
     return { status: 200, body: { accountName: principal.tenant.name, businesses } };
   },
 });

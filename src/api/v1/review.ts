@@ -3,7 +3,6 @@ import { acceptReviewItemCommand } from '../../door/commands/spending.js';
 import { reachableBusinesses, type Reached } from '../../door/reach.js';
 import type { Principal } from '../../books/keys.js';
 import { listReviewQueue, type ReviewItem } from '../../books/review.js';
-import type { Db } from '../../db/connection.js';
 import { validationFailed } from '../../errors.js';
 import { defineRead, defineWrite } from '../../http/operation.js';
 import { usd } from '../../money.js';
@@ -43,12 +42,12 @@ function presentItem(item: ReviewItem) {
  * business of the account for an unlimited key, the only one for a key limited to one, and a
  * key limited to several must name one.
  */
-function queueBusinesses(db: Db, principal: Principal, named: Reached): string[] {
+function queueBusinesses(principal: Principal, named: Reached): string[] {
   if (named.business) return [named.business.id];
   if (principal.businessIds && principal.businessIds.length > 1) {
     throw validationFailed('entityId', 'required: this key is limited to several businesses; name one');
   }
-  return reachableBusinesses(db, principal).map((business) => business.id);
+  return reachableBusinesses(principal).map((business) => business.id);
 }
 
 /** `entityId` of the queue read, whose omission read rule 3 settles otherwise than the entity rule. */
@@ -81,7 +80,7 @@ export const listReviewQueueOperation = defineRead({
   handle({ principal, services, query, reached }) {
     const queue = listReviewQueue(
       services.db,
-      queueBusinesses(services.db, principal, reached),
+      queueBusinesses(principal, reached),
       query.limit ?? DEFAULT_PAGE_SIZE,
       services.config.reviewConfidence,
     );

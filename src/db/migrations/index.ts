@@ -16,6 +16,7 @@ import * as cardProcessors from './20261127_0014_card_processors.js';
 import * as cardPayments from './20261127_0015_card_payments.js';
 import * as cardSettlement from './20261127_0016_card_settlement.js';
 import * as consoleSessions from './20261127_0017_console.js';
+import * as accessVersion from './20261127_0018_access_version.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -53,4 +54,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0015_card_payments', module: cardPayments },
   { name: '20261127_0016_card_settlement', module: cardSettlement },
   { name: '20261127_0017_console', module: consoleSessions },
+  { name: '20261127_0018_access_version', module: accessVersion },
 ];
