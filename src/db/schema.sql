@@ -34,6 +34,9 @@ CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id);
 
 CREATE INDEX invoice_reminders_invoice ON invoice_reminders(invoice_id, reminded_at);
 
+CREATE INDEX invoices_aging ON invoices (business_id, closed_on, issue_date, due_date, number, customer_id,
+     subtotal_usd_cents, tax_usd_cents, paid_receivable_usd_cents, last_paid_at, id) WHERE journal_entry_id IS NOT NULL;
+
 CREATE INDEX invoices_customer ON invoices(customer_id);
 
 CREATE INDEX invoices_open ON invoices(business_id, closed_on);
@@ -362,7 +365,7 @@ CREATE TABLE invoices (
     sent_at TEXT,
     viewed_at TEXT,
     voided_at TEXT,
-    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'), pay_link_version INTEGER NOT NULL DEFAULT 0 CHECK (pay_link_version >= 0),
+    created_at TEXT NOT NULL, closed_on TEXT CHECK (closed_on GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'), pay_link_version INTEGER NOT NULL DEFAULT 0 CHECK (pay_link_version >= 0), paid_receivable_usd_cents INTEGER NOT NULL DEFAULT 0 CHECK (paid_receivable_usd_cents >= 0), last_paid_at TEXT CHECK (last_paid_at IS NULL OR last_paid_at GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9]'),
     CHECK (due_date >= issue_date),
     CHECK (total_cents = subtotal_cents + tax_cents),
     UNIQUE (business_id, number)
@@ -619,6 +622,14 @@ CREATE TRIGGER invoice_payments_no_delete BEFORE DELETE ON invoice_payments
 CREATE TRIGGER invoice_payments_no_update BEFORE UPDATE ON invoice_payments
    BEGIN SELECT RAISE(ABORT, 'invoice payments are immutable'); END;
 
+CREATE TRIGGER invoice_payments_sums AFTER INSERT ON invoice_payments
+   BEGIN
+     UPDATE invoices SET
+       paid_receivable_usd_cents = paid_receivable_usd_cents + NEW.receivable_usd_cents,
+       last_paid_at = CASE WHEN last_paid_at IS NULL OR last_paid_at < NEW.paid_at THEN NEW.paid_at ELSE last_paid_at END
+     WHERE id = NEW.invoice_id;
+   END;
+
 CREATE TRIGGER invoices_closed_on_settled BEFORE UPDATE OF closed_on ON invoices
    WHEN NEW.closed_on IS NOT OLD.closed_on AND (OLD.closed_on IS NOT NULL OR NEW.status NOT IN ('paid', 'void'))
    BEGIN SELECT RAISE(ABORT, 'an invoice is closed once, when it is paid in full or void'); END;
@@ -626,6 +637,11 @@ CREATE TRIGGER invoices_closed_on_settled BEFORE UPDATE OF closed_on ON invoices
 CREATE TRIGGER invoices_paid_is_payments BEFORE UPDATE OF paid_cents ON invoices
    WHEN NEW.paid_cents <> (SELECT coalesce(sum(amount_cents), 0) FROM invoice_payments WHERE invoice_id = NEW.id)
    BEGIN SELECT RAISE(ABORT, 'an invoice''s paid amount is the sum of its recorded payments'); END;
+
+CREATE TRIGGER invoices_paid_sums_are_payments BEFORE UPDATE OF paid_receivable_usd_cents, last_paid_at ON invoices
+   WHEN NEW.paid_receivable_usd_cents <> (SELECT coalesce(sum(p.receivable_usd_cents), 0) FROM invoice_payments p WHERE p.invoice_id = NEW.id)
+     OR NEW.last_paid_at IS NOT (SELECT max(p.paid_at) FROM invoice_payments p WHERE p.invoice_id = NEW.id)
+   BEGIN SELECT RAISE(ABORT, 'an invoice''s paid sums are those of its recorded payments'); END;
 
 CREATE TRIGGER invoices_pay_link_forward BEFORE UPDATE OF pay_token, pay_link_version ON invoices
    WHEN NEW.pay_link_version < OLD.pay_link_version

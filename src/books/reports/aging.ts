@@ -45,19 +45,26 @@ export function bucketOf(daysOverdue: number): AgingBucket {
 
 /**
  * The documents open as of @asOf in the business @business, each with its USD balance that day.
- * Open on a date means never closed, or closed after it: two ranges of the (business_id,
- * closed_on) index, read as two branches, since SQLite uses no index for `closed_on IS NULL OR
- * closed_on > ?`. The unary + on invoices' issue_date keeps the planner off invoices_register,
- * which it would otherwise prefer, and which reads every invoice ever issued.
+ * Open on a date means never closed, or closed after it: two ranges of an index that starts
+ * (business_id, closed_on), read as two branches, since SQLite uses no index for `closed_on IS
+ * NULL OR closed_on > ?`.
+ *
+ * Invoices are read from `invoices_aging` alone (migration 0019), which holds every column
+ * needed, including what the payments relieved so far and the latest payment's date: an
+ * invoice paid last on or before asOf owes its USD total less that sum, and only one with a
+ * payment after asOf (an aging of a past date) has its payments read.
  */
 const OPEN_INVOICES = (['i.closed_on IS NULL', 'i.closed_on > @asOf'] as const)
   .map(
     (open) => `
   SELECT i.id, i.due_date, i.number, i.customer_id AS party_id,
-    coalesce(i.subtotal_usd_cents, 0) + coalesce(i.tax_usd_cents, 0)
-      - coalesce((SELECT sum(p.receivable_usd_cents) FROM invoice_payments p WHERE p.invoice_id = i.id AND p.paid_at <= @asOf), 0) AS balance
-  FROM invoices i
-  WHERE i.business_id = @business AND ${open} AND i.journal_entry_id IS NOT NULL AND +i.issue_date <= @asOf`,
+    coalesce(i.subtotal_usd_cents, 0) + coalesce(i.tax_usd_cents, 0) - CASE
+      WHEN i.last_paid_at IS NULL THEN 0
+      WHEN i.last_paid_at <= @asOf THEN i.paid_receivable_usd_cents
+      ELSE coalesce((SELECT sum(p.receivable_usd_cents) FROM invoice_payments p WHERE p.invoice_id = i.id AND p.paid_at <= @asOf), 0)
+    END AS balance
+  FROM invoices i INDEXED BY invoices_aging
+  WHERE i.business_id = @business AND ${open} AND i.journal_entry_id IS NOT NULL AND i.issue_date <= @asOf`,
   )
   .join('\n  UNION ALL');
 
@@ -93,8 +100,9 @@ function aging(db: Db, source: AgingSource, businessId: string, asOf: string): A
   // A due date on or after asOf is current; each later bucket starts the day after the last one ends.
   const dueOnOrAfter = (days: number) => addDays(asOf, -days);
   // One statement: the open documents and their balances are worked out once (MATERIALIZED),
-  // then give the totals row (part 0) and the largest balances (part 1). Two statements over
-  // the same subquery would work out every balance twice, or three times.
+  // then give the totals row (part 0) and the largest balances (part 1), whose parties' names
+  // are joined after the 25 are chosen (joined before, SQLite scanned every party and indexed
+  // the open set by party: half the AR aging's 15 ms at 10,000 open invoices).
   const rows = all<{ part: bigint; id: string | null; party: string | null; number: string | null; due_date: string | null; balance: bigint | null } & Record<AgingBucket, bigint | null>>(
     db,
     `WITH open AS MATERIALIZED (${source.open}),
@@ -107,10 +115,9 @@ function aging(db: Db, source: AgingSource, businessId: string, asOf: string): A
             sum(CASE WHEN due_date < @d90 THEN balance END) AS d90plus
      FROM owed
      UNION ALL
-     SELECT * FROM (
-       SELECT 1, o.id, party.name, o.number, o.due_date, o.balance, NULL, NULL, NULL, NULL, NULL
-       FROM owed o JOIN ${source.parties} party ON party.id = o.party_id
-       ORDER BY o.balance DESC, o.due_date, o.number, o.id LIMIT ${AGING_ITEMS})
+     SELECT 1, top.id, party.name, top.number, top.due_date, top.balance, NULL, NULL, NULL, NULL, NULL
+     FROM (SELECT * FROM owed ORDER BY balance DESC, due_date, number, id LIMIT ${AGING_ITEMS}) top
+     JOIN ${source.parties} party ON party.id = top.party_id
      ORDER BY part, balance DESC, due_date, number, id`,
     { business: businessId, asOf, d30: dueOnOrAfter(30), d60: dueOnOrAfter(60), d90: dueOnOrAfter(90) },
   );

@@ -17,6 +17,7 @@ import * as cardPayments from './20261127_0015_card_payments.js';
 import * as cardSettlement from './20261127_0016_card_settlement.js';
 import * as consoleSessions from './20261127_0017_console.js';
 import * as accessVersion from './20261127_0018_access_version.js';
+import * as invoicePaidSums from './20261127_0019_invoice_paid_sums.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -55,4 +56,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0016_card_settlement', module: cardSettlement },
   { name: '20261127_0017_console', module: consoleSessions },
   { name: '20261127_0018_access_version', module: accessVersion },
+  { name: '20261127_0019_invoice_paid_sums', module: invoicePaidSums },
 ];
