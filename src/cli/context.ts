@@ -22,6 +22,8 @@ export interface CliIo {
   stop?: AbortSignal;
   /** Starts reading stdin: `closed` resolves when it ends (`serve --ephemeral` stops then); `dispose` stops reading. */
   watchStdin: () => { closed: Promise<void>; dispose(): void };
+  /** `stderr` is the process's own (not a test's capture): the server may then write its logs to it asynchronously. */
+  stderrIsTheProcess?: boolean;
 }
 
 const AWAIT_READER = new Int32Array(new SharedArrayBuffer(4));
@@ -61,6 +63,7 @@ export function defaultIo(overrides: Partial<CliIo> = {}): CliIo {
       // An open stdin would keep the process alive after a signal stopped the server.
       dispose: () => process.stdin.destroy(),
     }),
+    stderrIsTheProcess: overrides.stderr === undefined,
     ...overrides,
   };
 }

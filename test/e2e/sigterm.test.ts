@@ -7,8 +7,8 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
 
 /**
  * `daybook serve` in its own process, under write load, stopped with SIGTERM: every request it
- * acknowledged is in the books exactly once, nothing it did not acknowledge is, it exits 0, and
- * the books file is whole.
+ * acknowledged is in the books exactly once, nothing it did not acknowledge is, it exits 0, the
+ * books file is whole, and its asynchronous log holds an access line for every answer.
  */
 describe('SIGTERM under write load', function () {
   this.timeout(60_000);
@@ -58,6 +58,14 @@ describe('SIGTERM under write load', function () {
     await Promise.all(workers);
     expect((await exited).code, `exit code after SIGTERM; stderr: ${server.stderr()}`).to.equal(0);
     expect(server.stderr()).to.contain('SIGTERM: shutting down');
+    // The log is written asynchronously; whatever was still waiting went out before the exit.
+    const created = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; operationId?: string; status?: number })
+      .filter((line) => line.msg === 'request' && line.operationId === 'expenses.create' && line.status === 201);
+    expect(created.length, 'an access line for every acknowledged write').to.equal(acknowledged.length);
 
     const db = openDb(cli.dbPath);
     try {

@@ -40,7 +40,8 @@ export function startServerProcess(dbPath: string, env: NodeJS.ProcessEnv = {}, 
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  // 'close', not 'exit': the process has ended and everything it wrote to stdout and stderr is read.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   let out = '';
   return new Promise((resolve, reject) => {
     // A server that never says it listens fails the test instead of hanging it, and is not left running.

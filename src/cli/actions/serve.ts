@@ -1,5 +1,5 @@
 import { type Config, loadConfig, type LogLevel } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { createLogger, createServerLogger } from '../../log.js';
 import type { RunningServer } from '../../server.js';
 import { type CliIo, type CommandContext, migrateBooks } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -17,7 +17,7 @@ async function startServer(config: Config, context: CommandContext, heldLock?: (
   // Loaded on demand, so the admin commands do not load Koa.
   const server = await import('../../server.js');
   // Logs go to stderr: stdout carries only the command's result (one object with --json).
-  const log = createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
+  const log = io.stderrIsTheProcess ? createServerLogger(config.logLevel) : createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
   return server.startServer(config, { clock: io.clock, log, ...(heldLock ? { heldLock } : {}) });
 }
 
