@@ -1,51 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
-import { createSignInLinkCommand, revokeSessionsCommand } from '../door/commands/console.js';
-import { findSession, listSessions, SIGN_IN_DEFAULT_MINUTES, SIGN_IN_MAX_MINUTES } from '../store/console-sessions.js';
+import { SIGN_IN_DEFAULT_MINUTES, SIGN_IN_MAX_MINUTES } from '../store/sign-in-minutes.js';
 import { id, integerIn } from './args.js';
-import { action, type CliIo, type CommandContext, withBooks, writeAsCli } from './context.js';
-import { UsageError } from './errors.js';
-import { formatTable } from './output.js';
+import { action, type CliIo, handlersIn } from './context.js';
 
-/** The owner's console address a sign-in token opens. */
-export function signInUrl(siteUrl: string, token: string): string {
-  return `${siteUrl}/console/sign-in/${token}`;
-}
-
-async function link(options: { account: string; minutes?: number }, context: CommandContext): Promise<void> {
-  const minutes = options.minutes ?? SIGN_IN_DEFAULT_MINUTES;
-  const { siteUrl } = loadConfig(context.io.env);
-  const made = await withBooks(context, (db) => writeAsCli(db, context, createSignInLinkCommand, { tenantId: options.account, minutes }));
-  const url = signInUrl(siteUrl, made.token);
-  context.out.result({ url, expiresAt: made.expiresAt }, [
-    `Sign-in link for the owner's console (works once, until ${made.expiresAt}):`,
-    url,
-    'Open it in the browser you will use; anyone holding it can sign in as the Owner until it is used or expires.',
-  ]);
-}
-
-async function sessions(options: { account: string }, context: CommandContext): Promise<void> {
-  const found = await withBooks(context, (db) => listSessions(db, context.io.clock, options.account));
-  const rows = found.map((session) => [session.id, session.state, session.createdAt, session.lastSeenAt, session.endedAt ?? session.expiresAt, session.userAgent ?? '']);
-  const table = formatTable(['ID', 'STATE', 'STARTED', 'LAST SEEN', 'ENDED/EXPIRES', 'BROWSER'], rows);
-  context.out.result({ sessions: found }, found.length === 0 ? ['No console sessions.'] : table);
-}
-
-async function revoke(options: { session?: string; all?: boolean; account?: string }, context: CommandContext): Promise<void> {
-  if ((options.session === undefined) === (options.all === undefined)) throw new UsageError('console revoke: give --session ID, or --all with --account ID');
-  if (options.all && options.account === undefined) throw new UsageError('console revoke --all: give the account (--account ID)');
-  const ended = await withBooks(context, (db) => {
-    if (options.session === undefined) return writeAsCli(db, context, revokeSessionsCommand, { tenantId: options.account! });
-    const session = findSession(db, options.session);
-    if (session === undefined) throw new UsageError(`console revoke: no console session ${options.session}`);
-    // A session named with another account's id would otherwise end nothing and say there was no live session.
-    if (options.account !== undefined && options.account !== session.tenantId) {
-      throw new UsageError(`console revoke: session ${session.id} is not one of account ${options.account}'s sessions`);
-    }
-    return writeAsCli(db, context, revokeSessionsCommand, { tenantId: session.tenantId, sessionId: session.id });
-  });
-  context.out.result({ ended }, [ended.length === 0 ? 'No live session to end.' : `Ended ${ended.length} console session(s): ${ended.join(', ')}; their next request is signed out.`]);
-}
+const run = handlersIn(() => import('./actions/console.js'));
 
 export function registerConsoleCommands(program: Command, io: CliIo): void {
   const group = program.command('console').description("the owner's console: sign-in links and sessions");
@@ -54,17 +12,17 @@ export function registerConsoleCommands(program: Command, io: CliIo): void {
     .description("print a one-time sign-in link to the account's console")
     .requiredOption('--account <id>', 'the account to sign in to', id)
     .option('--minutes <n>', `how long the link works, 1 to ${SIGN_IN_MAX_MINUTES} (default: ${SIGN_IN_DEFAULT_MINUTES})`, integerIn(1, SIGN_IN_MAX_MINUTES))
-    .action(action(io, link));
+    .action(action(io, run('link')));
   group
     .command('sessions')
     .description('list the console sessions of an account, newest first')
     .requiredOption('--account <id>', 'account id', id)
-    .action(action(io, sessions));
+    .action(action(io, run('sessions')));
   group
     .command('revoke')
     .description('end a console session (--session ID), or all of an account (--all --account ID)')
     .option('--session <id>', 'the session to end', id)
     .option('--all', 'every live session of the account')
     .option('--account <id>', 'the account (with --all)', id)
-    .action(action(io, revoke));
+    .action(action(io, run('revoke')));
 }

@@ -3,6 +3,7 @@ import { type Clock, nowIso } from '../clock.js';
 import { assertInTransaction, type Db, withoutWaiting } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { type Actor, recordAudit } from './audit.js';
+import { SIGN_IN_MAX_MINUTES } from './sign-in-minutes.js';
 
 /**
  * The owner's console's way in: one-time sign-in links the admin command prints, and the
@@ -12,9 +13,6 @@ import { type Actor, recordAudit } from './audit.js';
  * comes first.
  */
 
-export const SIGN_IN_DEFAULT_MINUTES = 15;
-/** The longest a sign-in link may be made to last: a day. */
-export const SIGN_IN_MAX_MINUTES = 24 * 60;
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** A session's last request is written at most this often, not on every request. */

@@ -6,7 +6,7 @@ import { type Config, loadConfig } from '../../config.js';
 import { payToken, payUrl } from '../../books/pay-links.js';
 import { setCardPayments } from '../../door/commands/accounts.js';
 import { createSignInLinkCommand } from '../../door/commands/console.js';
-import { signInUrl } from '../console.js';
+import { signInUrl } from './console.js';
 import type { FakeStripe } from '../../testing/fake-stripe.js';
 import { databaseFiles } from '../../db/connection.js';
 import { redactUrl } from '../../redact.js';
