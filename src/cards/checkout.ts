@@ -72,7 +72,7 @@ export async function createCheckoutSession(request: CheckoutRequest): Promise<C
   // new site address): a digest of them in the key makes such a request a new session instead.
   const digest = createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 16);
   try {
-    const session = await stripeClient(request.apiUrl, request.secretKey).checkout.sessions.create(params, {
+    const session = await (await stripeClient(request.apiUrl, request.secretKey)).checkout.sessions.create(params, {
       idempotencyKey: `daybook-checkout-${invoice.id}-${balanceCents}-${digest}`,
     });
     if (!session.url) throw new CheckoutFailed('the processor gave no checkout address');

@@ -56,7 +56,7 @@ const SETTLEMENT_EXPANSION = ['payment_intent.latest_charge.balance_transaction'
 export async function retrieveSession(account: ProcessorAccount, sessionId: string): Promise<SessionReport> {
   let session: Stripe.Checkout.Session;
   try {
-    session = await stripeClient(account.apiUrl, account.secretKey).checkout.sessions.retrieve(sessionId, { expand: SETTLEMENT_EXPANSION });
+    session = await (await stripeClient(account.apiUrl, account.secretKey)).checkout.sessions.retrieve(sessionId, { expand: SETTLEMENT_EXPANSION });
   } catch (error) {
     throw processorProblem(error);
   }
@@ -70,7 +70,7 @@ export async function retrieveSession(account: ProcessorAccount, sessionId: stri
 export async function paidSessionIds(account: ProcessorAccount, since: number): Promise<string[]> {
   const ids: string[] = [];
   try {
-    for await (const session of stripeClient(account.apiUrl, account.secretKey).checkout.sessions.list({ created: { gte: since }, status: 'complete', limit: 100 })) {
+    for await (const session of (await stripeClient(account.apiUrl, account.secretKey)).checkout.sessions.list({ created: { gte: since }, status: 'complete', limit: 100 })) {
       if (session.payment_status === 'paid' && session.metadata?.daybook_invoice_id) ids.push(session.id);
     }
   } catch (error) {

@@ -42,10 +42,11 @@ export class BadSignature extends Error {
 }
 
 /** Checks the signature of `raw` (the bytes as received) and reads the event. */
-export function readCardEvent(raw: Buffer, signature: string | undefined, secrets: { apiUrl: string; secretKey: string; webhookSecret: string }): CardEvent {
+export async function readCardEvent(raw: Buffer, signature: string | undefined, secrets: { apiUrl: string; secretKey: string; webhookSecret: string }): Promise<CardEvent> {
+  const client = await stripeClient(secrets.apiUrl, secrets.secretKey);
   let event: Stripe.Event;
   try {
-    event = stripeClient(secrets.apiUrl, secrets.secretKey).webhooks.constructEvent(raw, signature ?? '', secrets.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
+    event = client.webhooks.constructEvent(raw, signature ?? '', secrets.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (error) {
     throw new BadSignature(error instanceof Error ? error.message : String(error));
   }

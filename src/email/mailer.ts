@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
-import nodemailer from 'nodemailer';
-import SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import { createRequire } from 'node:module';
+import type nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../redact.js';
@@ -70,11 +71,21 @@ export function createMailer(config: MailerConfig, log: Logger): Mailer {
   return new SmtpMailer(settings, config.mailFrom);
 }
 
+/**
+ * nodemailer, loaded when an SMTP mailer is built: a server that logs its mail instead never
+ * holds its 18 MB. Required (nodemailer is CommonJS), so building the mailer stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+function loadNodemailer(): { nodemailer: typeof nodemailer; SMTPTransport: typeof SMTPTransport } {
+  return { nodemailer: require('nodemailer') as typeof nodemailer, SMTPTransport: require('nodemailer/lib/smtp-transport/index.js') as typeof SMTPTransport };
+}
+
 class SmtpMailer implements Mailer {
   private readonly transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo>;
   private readonly messageIdDomain: string;
 
   constructor(settings: SmtpSettings, mailFrom: string) {
+    const { nodemailer, SMTPTransport } = loadNodemailer();
     // createTransport({ url, ... }) would drop every option beside the URL: build the transport here.
     const smtp = new SMTPTransport({ url: settings.transportUrl, ...SMTP_TIMEOUTS_MS, requireTLS: settings.tls === 'starttls' });
     assertStartTlsRequired(settings, smtp.options);

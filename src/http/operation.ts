@@ -11,7 +11,7 @@ import { type AppContext, type AppMiddleware, principalOf } from './context.js';
 import type { Services } from '../services.js';
 import { countAgainstBudget } from './limits.js';
 import { isPermission, type Permission, PERMISSIONS_BY_ACCESS } from './permissions.js';
-import { coerceQuery, precompile, validate } from './validate.js';
+import { coerceQuery, validate } from './validate.js';
 
 
 /** One declared answer: every status an operation can succeed with has a schema. */
@@ -139,7 +139,6 @@ function assertWellDeclared(operation: Operation, seen: Set<string>, operationId
   seen.add(operation.id);
   for (const schema of [operation.params, operation.query, operation.body]) {
     if (schema.additionalProperties !== false) throw new Error(`${where}: input schemas must refuse unknown fields`);
-    precompile(schema);
   }
   for (const [name, field] of Object.entries(operation.query.properties)) {
     const problem = queryFieldProblem(field);
@@ -152,7 +151,6 @@ function assertWellDeclared(operation: Operation, seen: Set<string>, operationId
     if (!/^2[0-9][0-9]$/.test(status) || !response?.schema) throw new Error(`${where}: response ${status} needs a 2xx status and a schema`);
     const loose = looseSchemaPath(response.schema, 'body');
     if (loose) throw new Error(`${where}: response ${status} must say exactly what it holds, but ${loose}`);
-    precompile(response.schema);
   }
   const names = [...operation.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   const declared = Object.keys(operation.params.properties);

@@ -1,7 +1,7 @@
 import { ApiError, type ErrorCode } from '../errors.js';
 import type { AppMiddleware } from './context.js';
 import type { Operation } from './operation.js';
-import { schemaProblem } from './validate.js';
+import { precompile, schemaProblem } from './validate.js';
 
 /**
  * Holds every answer of an operation to what it declares: a success status it lists, a body its
@@ -23,6 +23,8 @@ export const COMMON_ERROR_CODES: readonly ErrorCode[] = ['invalid_key', 'insuffi
 export type ReplyObserver = (operationId: string, status: number) => void;
 
 export function checkReplies(operation: Operation, report: (violation: ReplyViolation) => void, observe?: ReplyObserver): AppMiddleware {
+  // Compiled when the checks are mounted: a server that does not check its replies never compiles them.
+  for (const response of Object.values(operation.responses)) precompile(response.schema);
   // Any POST may meet an Idempotency-Key clash (spec, Idempotency rule 3).
   const idempotency: ErrorCode[] = operation.method === 'POST' ? ['conflict'] : [];
   const allowedCodes = new Set<ErrorCode>([...COMMON_ERROR_CODES, ...idempotency, ...operation.errors]);

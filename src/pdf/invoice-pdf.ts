@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
 import { type Invoice, invoiceBalanceCents, MAX_INVOICE_LINES, termsText } from '../books/invoices.js';
 import { isIsoDate } from '../dates.js';
 import { type Currency, formatMoney } from '../money.js';
@@ -93,9 +92,12 @@ export async function renderVoidInvoicePdf(input: InvoicePdfInput): Promise<Buff
 }
 
 /** The document's heading, parties and standing (void, paid), then `rest`; its bytes once ended. */
-function drawDocument(input: InvoicePdfInput, rest: (sheet: Sheet) => void): Promise<Buffer> {
+async function drawDocument(input: InvoicePdfInput, rest: (sheet: Sheet) => void): Promise<Buffer> {
   assertInput(input);
-  const doc = newDocument(input);
+  // Loaded on the first render (the renderer's worker): a module importing this one for its
+  // helpers (the file name, the paper size) does not load pdfkit's 30 MB.
+  const { default: PDFDocument } = await import('pdfkit');
+  const doc = newDocument(PDFDocument, input);
   const done = collect(doc);
   const sheet = new Sheet(doc, input.invoice.number);
   drawHeading(sheet, input);
@@ -125,7 +127,7 @@ function assertInput(input: InvoicePdfInput): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('renderInvoicePdf: payUrl must be an http(s) URL');
 }
 
-function newDocument(input: InvoicePdfInput): PDFKit.PDFDocument {
+function newDocument(PDFDocument: typeof import('pdfkit'), input: InvoicePdfInput): PDFKit.PDFDocument {
   const { invoice } = input;
   // The issue date, not the time of rendering: the same invoice gives the same bytes.
   const issued = new Date(`${invoice.issueDate}T00:00:00.000Z`);

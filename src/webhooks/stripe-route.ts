@@ -34,7 +34,7 @@ export function stripeWebhook(services: Services): AppMiddleware {
     if (raw === null) return answer(ctx, 413, { error: `a delivery is at most ${MAX_WEBHOOK_BYTES} bytes` });
     let event;
     try {
-      event = readCardEvent(raw, ctx.get('stripe-signature') || undefined, { apiUrl: services.config.stripeApiUrl, ...processor });
+      event = await readCardEvent(raw, ctx.get('stripe-signature') || undefined, { apiUrl: services.config.stripeApiUrl, ...processor });
     } catch (error) {
       if (!(error instanceof BadSignature)) throw error;
       services.log.warn({ businessId: processor.businessId, reason: error.message }, 'card webhook refused: bad signature');

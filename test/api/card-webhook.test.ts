@@ -58,9 +58,9 @@ describe('card webhook: a paid Checkout Session is stored once, signature checke
     return { ...books, endpointId: findCardProcessor(app.db, books.businessId)!.endpointId };
   }
 
-  function deliver(endpointId: string, event: Record<string, unknown>, secret = WEBHOOK_SECRET, signature?: string) {
+  async function deliver(endpointId: string, event: Record<string, unknown>, secret = WEBHOOK_SECRET, signature?: string) {
     const payload = JSON.stringify(event);
-    const header = signature ?? stripeClient('https://api.stripe.com', SECRET_KEY).webhooks.generateTestHeaderString({ payload, secret });
+    const header = signature ?? (await stripeClient('https://api.stripe.com', SECRET_KEY)).webhooks.generateTestHeaderString({ payload, secret });
     return app.request('POST', `/webhooks/stripe/${endpointId}`, { rawBody: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } });
   }
 
@@ -105,7 +105,7 @@ describe('card webhook: a paid Checkout Session is stored once, signature checke
     const invoice = await issueInvoice(app, books);
     const event = paidSessionEvent(invoice.id);
     const payload = JSON.stringify(event);
-    const stale = stripeClient('https://api.stripe.com', SECRET_KEY).webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Date.now() / 1000 - 301 });
+    const stale = (await stripeClient('https://api.stripe.com', SECRET_KEY)).webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Date.now() / 1000 - 301 });
     for (const [what, res] of [
       ['missing', await app.request('POST', `/webhooks/stripe/${books.endpointId}`, { rawBody: payload, headers: { 'content-type': 'application/json' } })],
       ['another secret', await deliver(books.endpointId, event, 'whsec_someoneElse000000000')],

@@ -8,6 +8,7 @@ import { defineCommand } from '../../src/door/door.js';
 import { OPERATION_IDS } from '../../src/api/v1/operation-ids.js';
 import { defineRead, defineWrite, type Operation } from '../../src/http/operation.js';
 import { isPermission } from '../../src/http/permissions.js';
+import { precompile } from '../../src/http/validate.js';
 import { createLogger } from '../../src/log.js';
 import { recordAudit } from '../../src/store/audit.js';
 import { Strict, Uuid } from '../../src/api/schemas/common.js';
@@ -71,6 +72,17 @@ describe('operation declarations (checked at start-up)', () => {
       expect(isPermission(operation.permission), operation.id).to.equal(true);
     }
     expect(new Set(operations.map((op) => op.id)).size).to.equal(operations.length);
+  });
+
+  it("compiles every published operation's input and response schemas under the validator's strict settings", () => {
+    let compiled = 0;
+    for (const operation of operations) {
+      for (const schema of [operation.params, operation.query, operation.body, ...Object.values(operation.responses).map((response) => response.schema)]) {
+        expect(() => precompile(schema), operation.id).not.to.throw();
+        compiled += 1;
+      }
+    }
+    expect(compiled).to.be.at.least(operations.length * 4);
   });
 
   it('starts with a well-declared operation', () => {
