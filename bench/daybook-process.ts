@@ -1,19 +1,25 @@
 /**
  * The processes of the benchmarks. The server under measurement is the built `daybook serve`
  * (bin/daybook.js, as production runs it, without the TypeScript loader's memory and
- * start-up), on a free loopback port over a books file, silent; `buildDaybook` makes dist/ from
- * the current sources first (skipped with BENCH_NO_BUILD=1), so what is measured is what is
- * checked in. Baselines and helpers run from their sources.
+ * start-up), on a free loopback port over a books file, logging at the level a firm runs
+ * (`info`, an access line per request; BENCH_LOG_LEVEL changes it) into
+ * bench/results/daybook-server.log, as a container's log driver would keep it;
+ * `buildDaybook` makes dist/ from the current sources first (skipped with BENCH_NO_BUILD=1),
+ * so what is measured is what is checked in. Baselines and helpers run from their sources.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI_ACTOR } from '../src/store/audit.js';
 import { updateTenant } from '../src/books/tenants.js';
 import { systemClock } from '../src/clock.js';
 import { openDb } from '../src/db/connection.js';
 import { projectRoot } from '../src/paths.js';
+
+/** Where the server under measurement logs (overwritten at each start). */
+export const SERVER_LOG = join(projectRoot, 'bench/results/daybook-server.log');
 
 /** How long a process may take to say it is ready, or to stop once asked. */
 const PROCESS_DEADLINE_MS = 60_000;
@@ -76,9 +82,16 @@ export async function startScript<T>(script: string, args: string[] = []): Promi
  */
 export async function startDaybook(booksPath: string, nodeArgs: string[] = [], root: string = projectRoot): Promise<DaybookProcess> {
   const args = [...nodeArgs, join(root, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DAYBOOK_LOG_LEVEL: 'silent' } });
-  const { url } = JSON.parse(await firstLine(child, 'daybook serve')) as { url: string };
-  return { child, url, pid: child.pid! };
+  mkdirSync(dirname(SERVER_LOG), { recursive: true });
+  const log = openSync(SERVER_LOG, 'w');
+  try {
+    const env = { ...process.env, DAYBOOK_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', log], env });
+    const { url } = JSON.parse(await firstLine(child, `daybook serve (its log: ${SERVER_LOG})`)) as { url: string };
+    return { child, url, pid: child.pid! };
+  } finally {
+    closeSync(log);
+  }
 }
 
 /** SIGTERM, then SIGKILL if the process has not stopped by the deadline. */
