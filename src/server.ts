@@ -53,6 +53,8 @@ export interface StartOptions extends AppChoices {
   heldLock?: () => void;
   /** Tests shorten the connection limits to see them act. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The caller migrated the books just before (`daybook serve`), so the server does not check them again. */
+  migrated?: boolean;
 }
 
 /** Migrates the database, then serves the API until close() (or a signal, see the CLI). */
@@ -70,7 +72,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 async function serve(config: Config, options: StartOptions, clock: Clock, log: Logger, releaseLock: () => void): Promise<RunningServer> {
-  const { applied } = await migrateLatest(config.db);
+  const { applied } = options.migrated ? { applied: [] } : await migrateLatest(config.db);
   warnOfExposedFiles(config, log);
   const db = openDb(config.db, { synchronous: config.sqliteSynchronous });
   let app: DaybookApp | undefined;
@@ -82,7 +84,7 @@ async function serve(config: Config, options: StartOptions, clock: Clock, log: L
     const released = releaseAbandonedClaims(db);
     if (released > 0) log.warn({ released }, 'freed idempotency keys of writes that never committed');
     ensureServerSecrets(db, clock);
-    const { clock: _clock, log: _log, heldLock: _heldLock, connectionLimits: _limits, ...choices } = options;
+    const { clock: _clock, log: _log, heldLock: _heldLock, connectionLimits: _limits, migrated: _migrated, ...choices } = options;
     const tls = readTlsFiles(config);
     app = buildApp({ ...choices, db, clock, config, log });
     server = await listen(app, config, { ...CONNECTION_LIMITS, ...options.connectionLimits }, tls);

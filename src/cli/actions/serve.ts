@@ -18,7 +18,7 @@ async function startServer(config: Config, context: CommandContext, heldLock?: (
   const server = await import('../../server.js');
   // Logs go to stderr: stdout carries only the command's result (one object with --json).
   const log = io.stderrIsTheProcess ? createServerLogger(config.logLevel) : createLogger(config.logLevel, { write: (line: string) => io.stderr(line) });
-  return server.startServer(config, { clock: io.clock, log, ...(heldLock ? { heldLock } : {}) });
+  return server.startServer(config, { clock: io.clock, log, migrated: true, ...(heldLock ? { heldLock } : {}) });
 }
 
 interface StopWatch {
