@@ -6,12 +6,9 @@ import { inTransaction } from '../db/connection.js';
 import { all, one, run } from '../db/statements.js';
 import { ApiError, validationFailed } from '../errors.js';
 import { AMOUNT_CEILING_CENTS } from '../money.js';
-import { findTenant } from './tenants.js';
 import type { Actor } from '../store/audit.js';
-import { findBusiness } from './businesses.js';
 import { findLedgerAccount } from './chart.js';
 import { newId } from '../ids.js';
-import { lockedThrough } from './periods.js';
 
 /**
  * The posting engine. An entry is written only when it balances in USD cents in both the
@@ -146,15 +143,20 @@ export function withPostingFields<T>(fields: PostingFields, post: () => T): T {
  * Writes call this before any other work so they fail fast with the right code.
  */
 export function assertPostingAllowed(db: Db, businessId: string, date: string): void {
-  const business = findBusiness(db, businessId);
-  if (!business) throw new PostingError('unknown_business', `business ${businessId} does not exist`);
-  const tenant = findTenant(db, business.tenantId);
-  if (tenant?.billingState === 'past_due') {
+  // One statement for the three facts: a posting asks twice (its command first, to fail fast,
+  // then postEntry), and under load each statement is a turn through SQLite's locks.
+  const state = one<{ billing_state: string | null; through: string | null }>(
+    db,
+    `SELECT t.billing_state, (SELECT max(l.locked_through) FROM period_locks l WHERE l.business_id = b.id) AS through
+     FROM businesses b LEFT JOIN tenants t ON t.id = b.tenant_id WHERE b.id = ?`,
+    businessId,
+  );
+  if (!state) throw new PostingError('unknown_business', `business ${businessId} does not exist`);
+  if (state.billing_state === 'past_due') {
     throw new PostingError('billing_past_due', 'billing is past due; the books are read only until it is settled');
   }
-  const through = lockedThrough(db, businessId);
-  if (through !== null && date <= through) {
-    throw new PostingError('period_locked', `${date} falls in a closed period (locked through ${through})`);
+  if (state.through !== null && date <= state.through) {
+    throw new PostingError('period_locked', `${date} falls in a closed period (locked through ${state.through})`);
   }
 }
 
