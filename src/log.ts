@@ -16,7 +16,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
  * the kernel with the lines logged while the previous write was under way, instead of one
  * blocking write per access line (about 15 % of the cheapest request's time). Nothing waits
  * for company: a lone line goes out at once. pino writes out what is left when the process
- * exits, however it exits short of SIGKILL (docs/operations.md).
+ * exits normally or on a handled signal (docs/configuration.md, logLevel).
  */
 export function createServerLogger(level: LogLevel): Logger {
   return pino(loggerOptions(level), pino.destination({ dest: 2, sync: false }));

@@ -53,6 +53,8 @@ export function rememberedWhileAccessUnchanged<T>(db: Db, name: string, key: str
   if (remembered !== undefined) return remembered;
   const found = lookUp();
   if (found === null) return null;
+  // Inside a transaction the version may yet be rolled back and then reused: nothing is kept.
+  if (db.inTransaction) return freeze(found);
   if (cache.byKey.size >= MAX_ENTRIES) cache.byKey.clear();
   const kept = freeze(found);
   cache.byKey.set(key, kept);

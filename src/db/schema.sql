@@ -35,7 +35,7 @@ CREATE INDEX invoice_payments_invoice ON invoice_payments(invoice_id);
 CREATE INDEX invoice_reminders_invoice ON invoice_reminders(invoice_id, reminded_at);
 
 CREATE INDEX invoices_aging ON invoices (business_id, closed_on, issue_date, due_date, number, customer_id,
-     subtotal_usd_cents, tax_usd_cents, paid_receivable_usd_cents, last_paid_at, id) WHERE journal_entry_id IS NOT NULL;
+     subtotal_usd_cents, tax_usd_cents, paid_receivable_usd_cents, last_paid_at, id, journal_entry_id) WHERE journal_entry_id IS NOT NULL;
 
 CREATE INDEX invoices_customer ON invoices(customer_id);
 
@@ -586,7 +586,7 @@ CREATE TRIGGER businesses_access_delete AFTER DELETE ON businesses
 CREATE TRIGGER businesses_access_insert AFTER INSERT ON businesses
    BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
 
-CREATE TRIGGER businesses_access_update AFTER UPDATE ON businesses
+CREATE TRIGGER businesses_access_update AFTER UPDATE OF id, tenant_id, name, basis, payment_terms_days, created_at ON businesses
    BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END;
 
 CREATE TRIGGER card_notices_fixed BEFORE UPDATE ON card_notices

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { revokeKey } from '../../src/books/keys.js';
 import { createBusiness } from '../../src/books/businesses.js';
+import { BUSINESS_RECORD_COLUMNS } from '../../src/db/migrations/20261127_0018_access_version.js';
 import { updateTenant } from '../../src/books/tenants.js';
 import { openDb } from '../../src/db/connection.js';
 import { type ApiTenant, expectError, useFreshTenantPerTest } from '../support/api.js';
 import type { TestApp } from '../support/app.js';
+import { invoiceBody } from '../support/invoicing.js';
 import { accountIdByName, TEST_ACTOR } from '../support/factories.js';
 
 /**
@@ -66,9 +68,19 @@ describe('remembered keys: every change to a key or its account applies on the n
     const expense = await app.post('/api/v1/expenses', tenant.key, { entityId: tenant.business.id, date: '2026-03-10', amountCents: '1200', vendorName: 'Staples', accountId });
     expect(expense.status).to.equal(201);
     expect(version(), 'an expense changes no access record').to.equal(before);
+    const customer = await app.post('/api/v1/customers', tenant.key, { name: 'Version Customer' });
+    expect(customer.status).to.equal(201);
+    const invoice = await app.post('/api/v1/invoices', tenant.key, invoiceBody(app, tenant.business.id, customer.body.id, { entityId: tenant.business.id }));
+    expect(invoice.status, invoice.text).to.equal(201);
+    expect(version(), 'an invoice (which moves the business\'s next invoice number) changes no access record').to.equal(before);
     fromAnotherProcess((db) => db.prepare('UPDATE tenants SET name = ? WHERE id = ?').run('Renamed Firm', tenant.id));
     expect(version()).to.equal(before + 1n);
     expect((await businesses()).body.accountName).to.equal('Renamed Firm');
+  });
+
+  it('watches every column of businesses a business record is read from, and only next_invoice_number is left out', () => {
+    const columns = (app.db.prepare('SELECT name FROM pragma_table_info(?)').all('businesses') as { name: string }[]).map((column) => column.name);
+    expect([...BUSINESS_RECORD_COLUMNS, 'next_invoice_number'].sort()).to.deep.equal([...columns].sort());
   });
 
   it('a key past its last day is refused although nothing in the books changed', async () => {

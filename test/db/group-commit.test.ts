@@ -115,6 +115,18 @@ describe('Group commit of the write door', () => {
     expect(committed()).to.have.length(GROUP_BOUND + 6);
   });
 
+  it('refuses to run writes into a transaction something left open, rather than answer what its owner may roll back', async () => {
+    books.db.exec('BEGIN');
+    try {
+      const outcome = (await settled([committedTogether(books.db, insert('joined'))]))[0] as PromiseRejectedResult;
+      expect(outcome.status).to.equal('rejected');
+      expect(outcome.reason.message).to.match(/a transaction was left open/);
+    } finally {
+      books.db.exec('ROLLBACK');
+    }
+    expect(committed()).to.deep.equal([]);
+  });
+
   it('runs a lone write in a transaction of its own', async () => {
     const before = groupCommitCounts(books.db);
     expect(await committedTogether(books.db, insert('alone'))).to.equal('alone');

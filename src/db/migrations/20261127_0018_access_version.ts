@@ -11,6 +11,17 @@ import type { Knex } from 'knex';
 const WATCHED = ['tenants', 'api_keys', 'api_key_businesses', 'businesses'] as const;
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
+/**
+ * The columns of `businesses` a business's record is read from: every one but
+ * `next_invoice_number`, which each new invoice moves and which no principal holds. A column
+ * added to businesses joins this list (test/api/key-cache.test.ts checks it).
+ */
+export const BUSINESS_RECORD_COLUMNS = ['id', 'tenant_id', 'name', 'basis', 'payment_terms_days', 'created_at'] as const;
+
+function watchedEvent(table: (typeof WATCHED)[number], event: (typeof EVENTS)[number]): string {
+  return table === 'businesses' && event === 'update' ? `UPDATE OF ${BUSINESS_RECORD_COLUMNS.join(', ')}` : event.toUpperCase();
+}
+
 export const statements: string[] = [
   `CREATE TABLE access_version (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -21,7 +32,7 @@ export const statements: string[] = [
    BEGIN SELECT RAISE(ABORT, 'the access version is never deleted'); END`,
   ...WATCHED.flatMap((table) =>
     EVENTS.map(
-      (event) => `CREATE TRIGGER ${table}_access_${event} AFTER ${event.toUpperCase()} ON ${table}
+      (event) => `CREATE TRIGGER ${table}_access_${event} AFTER ${watchedEvent(table, event)} ON ${table}
    BEGIN UPDATE access_version SET version = version + 1 WHERE id = 1; END`,
     ),
   ),

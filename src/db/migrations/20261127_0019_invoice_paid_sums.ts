@@ -13,7 +13,8 @@ const DAY = (column: string) => `CHECK (${column} IS NULL OR ${column} GLOB '[0-
  *
  * A payment's insert adds to both (payments are never changed or deleted), and the invoice
  * refuses any other value: the two always agree with the payments, as `paid_cents` does.
- * `invoices_aging` holds every column the aging reads, for the posted invoices only.
+ * `invoices_aging` holds every column the aging reads (the partial index's own condition
+ * included, or SQLite reads each row to check it), for the posted invoices only.
  */
 export const statements: string[] = [
   'ALTER TABLE invoices ADD COLUMN paid_receivable_usd_cents INTEGER NOT NULL DEFAULT 0 CHECK (paid_receivable_usd_cents >= 0)',
@@ -34,7 +35,7 @@ export const statements: string[] = [
      WHERE id = NEW.invoice_id;
    END`,
   `CREATE INDEX invoices_aging ON invoices (business_id, closed_on, issue_date, due_date, number, customer_id,
-     subtotal_usd_cents, tax_usd_cents, paid_receivable_usd_cents, last_paid_at, id) WHERE journal_entry_id IS NOT NULL`,
+     subtotal_usd_cents, tax_usd_cents, paid_receivable_usd_cents, last_paid_at, id, journal_entry_id) WHERE journal_entry_id IS NOT NULL`,
 ];
 
 export async function up(knex: Knex): Promise<void> {
