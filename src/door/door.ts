@@ -20,11 +20,11 @@ import { type Reach, type Reached, resolveScope, type Scope } from './reach.js';
  * rolls everything back, the key included, so the client may correct the request and retry
  * with the same key.
  *
- * `write` (every entry point that can wait: the API, the pages, the webhooks) commits together
- * with the other writes ready in the same turn of the event loop (group-commit.ts), each in its
- * own SAVEPOINT of one transaction, and returns after that commit. `writeNow` (the CLI, the
- * jobs, the seeds) runs in a transaction of its own, or, inside `batch`, in a SAVEPOINT of the
- * batch's one transaction.
+ * `write` (the API's POSTs, and a card payment's posting from the webhook, the pay page's
+ * return or the job) commits together with the other writes ready in the same turn of the
+ * event loop (group-commit.ts), each in its own SAVEPOINT of one transaction, and returns after
+ * that commit. `writeNow` (the CLI, the other jobs, the seeds, the pages' own writes) runs in a
+ * transaction of its own, or, inside `batch`, in a SAVEPOINT of the batch's one transaction.
  */
 
 /** What the door needs of the server's services; the CLI has no mailer and may have no settings. */
@@ -132,8 +132,8 @@ export function batch<T>(db: Db, work: () => T): T {
 
 /**
  * A command that awaits something before it can post. Under a key, the key is first claimed
- * `in_progress` in a short transaction (committed with the group ready then), so a concurrent duplicate gets 409 instead of
- * running twice; then the scope is resolved and `prepare` awaited, outside any transaction;
+ * `in_progress` in a short transaction (committed with the group ready then), so a concurrent
+ * duplicate gets 409 instead of running twice; then the scope is resolved and `prepare` awaited, outside any transaction;
  * then the work runs and the claim becomes the stored answer in one commit. Any failure frees
  * the key again. A crash while the claim is held leaves it in_progress; start-up frees it
  * (releaseAbandonedClaims), since completion commits with the work.
