@@ -10,7 +10,13 @@ import { foldName, UNSAFE_TO_SHOW } from '../../names.js';
 /** Words a card processor or bank puts before the merchant's name. */
 const LEADING_NOISE = new Set([
   'sq', 'tst', 'sp', 'pp', 'paypal', 'pos', 'debit', 'dbt', 'purchase', 'checkcard', 'chkcard', 'card', 'visa',
-  'ach', 'recurring', 'pmt', 'pymt', 'payment', 'preauthorized', 'autopay', 'withdrawal',
+  'ach', 'recurring', 'pmt', 'pymt', 'payment', 'preauthorized', 'autopay', 'withdrawal', 'authorized', 'authorised',
+]);
+
+/** A word skipped only right after another: "PURCHASE AUTHORIZED ON 04/12 ...". */
+const NOISE_AFTER: ReadonlyMap<string, string> = new Map([
+  ['authorized', 'on'],
+  ['authorised', 'on'],
 ]);
 
 /** Words that say nothing about what was bought. */
@@ -24,6 +30,36 @@ const STOP_WORDS = new Set([
 const STATE_CODES = new Set(
   'al ak az ar ca co ct de dc fl ga hi id il in ia ks ky la me md ma mi mn ms mo mt ne nv nh nj nm ny nc nd oh ok or pa pr ri sc sd tn tx ut vt va wa wv wi wy'.split(' '),
 );
+
+/**
+ * Cities that end bank descriptions before their state code ("... SEATTLE WA"): the largest
+ * US cities and a few more that statements often carry, folded. Dropped only in front of a
+ * state code, so a merchant named for a city ("Boston Market") keeps its name.
+ */
+const CITY_NAMES = new Set([
+  'new york', 'los angeles', 'chicago', 'houston', 'phoenix', 'philadelphia', 'san antonio', 'san diego', 'dallas', 'san jose',
+  'austin', 'jacksonville', 'fort worth', 'columbus', 'charlotte', 'san francisco', 'indianapolis', 'seattle', 'denver',
+  'washington', 'boston', 'el paso', 'nashville', 'detroit', 'oklahoma city', 'portland', 'las vegas', 'memphis',
+  'louisville', 'baltimore', 'milwaukee', 'albuquerque', 'tucson', 'fresno', 'mesa', 'sacramento', 'atlanta', 'kansas city',
+  'colorado springs', 'omaha', 'raleigh', 'miami', 'long beach', 'virginia beach', 'oakland', 'minneapolis', 'tulsa',
+  'tampa', 'arlington', 'new orleans', 'wichita', 'cleveland', 'bakersfield', 'aurora', 'anaheim', 'honolulu', 'santa ana',
+  'riverside', 'corpus christi', 'lexington', 'pittsburgh', 'anchorage', 'stockton', 'cincinnati', 'saint paul', 'st paul',
+  'st louis', 'saint louis', 'toledo', 'newark', 'greensboro', 'plano', 'henderson', 'lincoln', 'buffalo', 'orlando',
+  'irvine', 'madison', 'durham', 'reno', 'boise', 'richmond', 'spokane', 'des moines', 'salt lake city', 'san mateo',
+  'palo alto', 'mountain view', 'brooklyn', 'cambridge', 'berkeley', 'pasadena', 'scottsdale', 'tempe', 'provo',
+]);
+/** The most words a city name above has. */
+const MAX_CITY_WORDS = 3;
+
+/** `words` without a trailing "CITY ST" (or a lone state code): at least one word is always kept. */
+function withoutPlaceTail(words: string[]): string[] {
+  if (words.length < 2 || !STATE_CODES.has(words[words.length - 1] as string)) return words;
+  const withoutState = words.slice(0, -1);
+  for (let length = Math.min(MAX_CITY_WORDS, withoutState.length - 1); length >= 1; length -= 1) {
+    if (CITY_NAMES.has(withoutState.slice(-length).join(' '))) return withoutState.slice(0, -length);
+  }
+  return withoutState;
+}
 
 /** Longest text read from one field; bank descriptions are short, anything longer is cut. */
 const MAX_TEXT_CHARS = 300;
@@ -65,13 +101,12 @@ export function merchantKeyWords(text: string | null): string[] {
   if (text === null) return [];
   const parts = segments(text);
   let start = 0;
-  while (start < parts.length && (parts[start] === BOUNDARY || LEADING_NOISE.has(parts[start] as string))) start += 1;
+  while (start < parts.length && (parts[start] === BOUNDARY || LEADING_NOISE.has(parts[start] as string) || (start > 0 && NOISE_AFTER.get(parts[start - 1] as string) === parts[start]))) start += 1;
   let end = parts.indexOf(BOUNDARY, start);
   if (end < 0) end = parts.length;
   let words = parts.slice(start, end).filter((word) => word.length > 1 && !STOP_WORDS.has(word));
   if (words.length === 0) words = parts.filter((word) => word !== BOUNDARY && word.length > 1 && !STOP_WORDS.has(word));
-  if (words.length > 1 && STATE_CODES.has(words[words.length - 1] as string)) words = words.slice(0, -1);
-  return words.slice(0, MAX_KEY_WORDS);
+  return withoutPlaceTail(words).slice(0, MAX_KEY_WORDS);
 }
 
 /** Meaningful words for word statistics: three letters or more, no filler, each once, in order. */
