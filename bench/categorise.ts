@@ -98,7 +98,7 @@ try {
   const scored: Scored[] = heldOut.map((row) => {
     const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents: row.amountCents });
     const truth = row.accountName === null ? undefined : accountIds.get(row.accountName);
-    return { row, confidence: proposal.confidence, right: row.kind === 'known' && proposal.accountId !== null && proposal.accountId === truth };
+    return { row, confidence: proposal.confidence, right: truth !== undefined && proposal.accountId === truth };
   });
   const proposeMs = performance.now() - proposeStarted;
   console.log(`history: ${historySize} booked payments (seed ${HISTORY_SEED}); held-out seed ${HELD_OUT_SEED}; categoriser built in ${buildMs.toFixed(1)} ms; ${heldOut.length} proposals in ${proposeMs.toFixed(0)} ms`);

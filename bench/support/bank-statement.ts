@@ -21,7 +21,7 @@ export interface HeldOutRow {
   /** The vendor column; null when the bank gave none. */
   vendorName: string | null;
   amountCents: bigint;
-  /** The account the payment belongs to: for `known` rows, what the history would book it to; null otherwise. */
+  /** The account the payment belongs to (a chart account's name); null for a line that says nothing. */
   accountName: string | null;
 }
 
@@ -139,8 +139,8 @@ export function generateHeldOutStatement(plan: HeldOutPlan): HeldOutRow[] {
   }));
   const dateIn = () => payments[Math.floor(random() * payments.length)]!.date;
   for (let i = 0; i < plan.unseen; i++) {
-    const [merchant] = pick(random, UNSEEN_MERCHANTS);
-    rows.push({ kind: 'unseen', date: dateIn(), description: bankCase(random, `${pick(random, PREFIXES)(random)}${merchant}${pick(random, SUFFIXES)(random)}`), vendorName: null, amountCents: BigInt(500 + Math.floor(random() * 20000)), accountName: null });
+    const [merchant, accountName] = pick(random, UNSEEN_MERCHANTS);
+    rows.push({ kind: 'unseen', date: dateIn(), description: bankCase(random, `${pick(random, PREFIXES)(random)}${merchant}${pick(random, SUFFIXES)(random)}`), vendorName: null, amountCents: BigInt(500 + Math.floor(random() * 20000)), accountName });
   }
   for (let i = 0; i < plan.meaningless; i++) {
     rows.push({ kind: 'meaningless', date: dateIn(), description: pick(random, MEANINGLESS)(random), vendorName: null, amountCents: BigInt(1000 + Math.floor(random() * 90000)), accountName: null });
