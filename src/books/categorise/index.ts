@@ -26,6 +26,9 @@ import { allWords, meaningfulWords, merchantKeyWords, quotable } from './text.js
  * built-in knowledge naming the same account count as up to two more agreeing bookings. Matches
  * on part of a name carry one booking's worth of doubt. A near-miss spelling, word statistics
  * and built-in knowledge alone stay below 0.9: a payee never seen before always gets a look.
+ * With enough history (MIN_CALIBRATION_HISTORY), a score from the payee's own bookings is then
+ * replaced by how often proposals in its band of 0.1 were right on the business's latest
+ * bookings (calibrationFrom), so that a score says how often such a proposal is right.
  * Confidence is cut, never rounded up, to two decimals.
  */
 
@@ -121,11 +124,78 @@ export function categoriserFor(db: Db, businessId: string): Categoriser {
     businessId,
     MAX_HISTORY_ROWS,
   );
-  for (let i = history.length - 1; i >= 0; i -= 1) {
-    const row = history[i] as HistoryRow;
-    categoriser.learn({ accountId: row.account_id, amountCents: row.amount_cents, description: row.description, vendorName: row.vendor_name });
-  }
+  const oldestFirst = [...history].reverse().map((row) => ({ accountId: row.account_id, amountCents: row.amount_cents, description: row.description, vendorName: row.vendor_name }));
+  for (const example of oldestFirst) categoriser.learn(example);
+  categoriser.calibrate(calibrationFrom(chart, oldestFirst));
   return categoriser;
+}
+
+/** Calibration needs this many booked payments: with fewer, scores stay as estimated. */
+export const MIN_CALIBRATION_HISTORY = 500;
+/** ... and at least this many held-out proposals in a score band to move that band. */
+export const MIN_CALIBRATION_PROPOSALS = 30;
+/** Calibration reads at most this many of the latest booked payments. */
+const MAX_CALIBRATION_HISTORY = 10_000;
+/** The share of the history, the latest, held out to see how often each score band is right. */
+const CALIBRATION_HOLD_OUT = 0.2;
+
+/**
+ * How often proposals from the payee's own history are right, by score band (0.5 to 0.6, ...,
+ * 0.9 to 1), measured on the business's own books: a categoriser learns the oldest 80 % of
+ * the history and proposes each of the latest 20 % as booked; a band's accuracy replaces its
+ * scores once it holds enough proposals, made non-decreasing from band to band. Word
+ * statistics, built-in knowledge and near-miss spellings are not calibrated: they keep their
+ * caps below the threshold, so a payee never seen before always gets a look.
+ */
+function calibrationFrom(chart: readonly ChartAccount[], oldestFirst: ReadonlyArray<CategoriseInput & { accountId: string }>): Calibration {
+  if (oldestFirst.length < MIN_CALIBRATION_HISTORY) return NO_CALIBRATION;
+  // The latest payments only: calibrating costs a second categoriser and a proposal each.
+  const recent = oldestFirst.slice(-MAX_CALIBRATION_HISTORY);
+  const cut = Math.floor(recent.length * (1 - CALIBRATION_HOLD_OUT));
+  const trial = new LearnedCategoriser(chart);
+  for (const example of recent.slice(0, cut)) trial.learn(example);
+  const bands = Array.from({ length: CALIBRATION_BANDS }, () => ({ right: 0, all: 0 }));
+  for (const example of recent.slice(cut)) {
+    const scored = trial.scoredFromPayee(example);
+    if (!scored) continue;
+    const band = bands[bandOf(scored.confidence)];
+    if (!band) continue;
+    band.all += 1;
+    if (scored.accountId === example.accountId) band.right += 1;
+  }
+  return monotoneBands(bands);
+}
+
+/** Score bands of width 0.1 from 0.5 (below 0.5 nothing is calibrated). */
+const CALIBRATION_BANDS = 5;
+function bandOf(confidence: number): number {
+  return Math.min(CALIBRATION_BANDS - 1, Math.floor((confidence - 0.5) * 10 + 1e-9));
+}
+
+/** Per band, the accuracy measured, or null (too few proposals: the band keeps its scores). */
+export type Calibration = readonly (number | null)[];
+const NO_CALIBRATION: Calibration = Array.from({ length: CALIBRATION_BANDS }, () => null);
+
+/**
+ * Each band's accuracy, made non-decreasing from band to band by pooling adjacent bands that
+ * break the order (weighted by their proposals); a band with too few proposals is null and
+ * keeps its scores.
+ */
+export function monotoneBands(bands: ReadonlyArray<{ right: number; all: number }>): Calibration {
+  const blocks: Array<{ bands: number[]; right: number; all: number }> = [];
+  bands.forEach((band, index) => {
+    if (band.all < MIN_CALIBRATION_PROPOSALS) return;
+    blocks.push({ bands: [index], right: band.right, all: band.all });
+    while (blocks.length > 1) {
+      const last = blocks[blocks.length - 1]!;
+      const before = blocks[blocks.length - 2]!;
+      if (before.right / before.all <= last.right / last.all) break;
+      blocks.splice(-2, 2, { bands: [...before.bands, ...last.bands], right: before.right + last.right, all: before.all + last.all });
+    }
+  });
+  const out: Array<number | null> = Array.from({ length: CALIBRATION_BANDS }, () => null);
+  for (const block of blocks) for (const index of block.bands) out[index] = block.right / block.all;
+  return out;
 }
 
 /** Where payee evidence came from, most specific first. */
@@ -175,6 +245,7 @@ class LearnedCategoriser implements Categoriser {
   private readonly byLeadingWords = new Map<string, Tally>();
   private readonly nearKeys = new NearKeys();
   private readonly words = new WordStats();
+  private calibration: Calibration = NO_CALIBRATION;
 
   constructor(chart: readonly ChartAccount[]) {
     this.accounts = new Map(chart.map((account) => [account.id, account]));
@@ -207,6 +278,30 @@ class LearnedCategoriser implements Categoriser {
     }
   }
 
+  /** Replaces the scores of proposals from the payee's own history by the accuracy measured for their band (calibrationFrom). */
+  calibrate(calibration: Calibration): void {
+    this.calibration = calibration;
+  }
+
+  /** What the payee's own history alone proposes, uncalibrated: for measuring calibration. */
+  scoredFromPayee(input: CategoriseInput): { accountId: string; confidence: number } | undefined {
+    const vendorName = present(input.vendorName);
+    const description = present(input.description);
+    const payee = this.payeeEvidence(vendorName, description, Math.log1p(Number(input.amountCents)));
+    if (!payee || payee.alone) return undefined;
+    const key = merchantKeyWords(vendorName ?? description).join(' ');
+    const words = this.wordsFinding(meaningfulWords(vendorName, description), payee.key ?? (key === '' ? null : key));
+    const known = findKnownPhrase(allWords(vendorName, description), (name) => this.allowedByName.has(name));
+    const candidate = this.fromPayee(payee, words, known);
+    return { accountId: candidate.accountId, confidence: candidate.confidence };
+  }
+
+  /** A score from the payee's own history, as calibrated: its band's measured accuracy, when known. */
+  private calibrated(confidence: number): number {
+    if (confidence < 0.5) return confidence;
+    return this.calibration[bandOf(confidence)] ?? confidence;
+  }
+
   propose(input: CategoriseInput): Proposal {
     assertAmount(input.amountCents);
     const vendorName = present(input.vendorName);
@@ -219,8 +314,10 @@ class LearnedCategoriser implements Categoriser {
     const payee = this.payeeEvidence(vendorName, description, logAmount);
     // Words are evidence from other payees: the payee's own bookings are left out.
     const words = this.wordsFinding(meaningfulWords(vendorName, description), payee?.key ?? (key === '' ? null : key));
-    const candidate = payee
-      ? this.fromPayee(payee, words, known)
+    const fromPayee = payee && this.fromPayee(payee, words, known);
+    // A guess from a near-miss spelling or a shared first word keeps its cap: it is not calibrated.
+    const candidate = fromPayee
+      ? { ...fromPayee, confidence: payee.alone ? fromPayee.confidence : this.calibrated(fromPayee.confidence) }
       : best(words && this.fromWords(words, inputText), known && this.fromKnowledge(known, inputText));
     const proposal: Proposal = candidate
       ? { accountId: candidate.accountId, confidence: floorToHundredths(candidate.confidence), rationale: candidate.rationale }
