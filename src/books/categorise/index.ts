@@ -285,13 +285,8 @@ class LearnedCategoriser implements Categoriser {
 
   /** What the payee's own history alone proposes, uncalibrated: for measuring calibration. */
   scoredFromPayee(input: CategoriseInput): { accountId: string; confidence: number } | undefined {
-    const vendorName = present(input.vendorName);
-    const description = present(input.description);
-    const payee = this.payeeEvidence(vendorName, description, Math.log1p(Number(input.amountCents)));
+    const { payee, words, known } = this.evidence(input);
     if (!payee || payee.alone) return undefined;
-    const key = merchantKeyWords(vendorName ?? description).join(' ');
-    const words = this.wordsFinding(meaningfulWords(vendorName, description), payee.key ?? (key === '' ? null : key));
-    const known = findKnownPhrase(allWords(vendorName, description), (name) => this.allowedByName.has(name));
     const candidate = this.fromPayee(payee, words, known);
     return { accountId: candidate.accountId, confidence: candidate.confidence };
   }
@@ -304,16 +299,8 @@ class LearnedCategoriser implements Categoriser {
 
   propose(input: CategoriseInput): Proposal {
     assertAmount(input.amountCents);
-    const vendorName = present(input.vendorName);
-    const description = present(input.description);
-    const logAmount = Math.log1p(Number(input.amountCents));
-    const keyWords = merchantKeyWords(vendorName ?? description);
-    const key = keyWords.join(' ');
+    const { vendorName, description, payee, words, known } = this.evidence(input);
     const inputText = vendorName ?? description ?? '';
-    const known = findKnownPhrase(allWords(vendorName, description), (name) => this.allowedByName.has(name));
-    const payee = this.payeeEvidence(vendorName, description, logAmount);
-    // Words are evidence from other payees: the payee's own bookings are left out.
-    const words = this.wordsFinding(meaningfulWords(vendorName, description), payee?.key ?? (key === '' ? null : key));
     const fromPayee = payee && this.fromPayee(payee, words, known);
     // A guess from a near-miss spelling or a shared first word keeps its cap: it is not calibrated.
     const candidate = fromPayee
@@ -324,6 +311,18 @@ class LearnedCategoriser implements Categoriser {
       : { accountId: null, confidence: null, rationale: unplaced(vendorName, description) };
     assertBookableProposal(proposal, (accountId) => this.accounts.get(accountId)?.allowed === true);
     return proposal;
+  }
+
+  /** Everything a proposal weighs: the payee's own history, words from other payees, built-in knowledge. */
+  private evidence(input: CategoriseInput) {
+    const vendorName = present(input.vendorName);
+    const description = present(input.description);
+    const key = merchantKeyWords(vendorName ?? description).join(' ');
+    const known = findKnownPhrase(allWords(vendorName, description), (name) => this.allowedByName.has(name));
+    const payee = this.payeeEvidence(vendorName, description, Math.log1p(Number(input.amountCents)));
+    // Words are evidence from other payees: the payee's own bookings are left out.
+    const words = this.wordsFinding(meaningfulWords(vendorName, description), payee?.key ?? (key === '' ? null : key));
+    return { vendorName, description, payee, words, known };
   }
 
   /**
