@@ -35,9 +35,10 @@ export class Tally {
     public labelIsName: boolean,
   ) {}
 
-  add(accountId: string, logAmount: number): void {
+  /** One booking; `weight` more than 1 for a booking that corrected a proposal (CORRECTION_WEIGHT). */
+  add(accountId: string, logAmount: number, weight = 1): void {
     this.total += 1;
-    this.weight = this.weight * RECENCY_DECAY + 1;
+    this.weight = this.weight * RECENCY_DECAY + weight;
     for (const evidence of this.accounts.values()) {
       evidence.weight *= RECENCY_DECAY;
       evidence.logAmountWeight *= RECENCY_DECAY;
@@ -48,8 +49,8 @@ export class Tally {
       this.accounts.set(accountId, evidence);
     }
     evidence.count += 1;
-    evidence.weight += 1;
-    evidence.logAmountWeight += logAmount;
+    evidence.weight += weight;
+    evidence.logAmountWeight += weight * logAmount;
     if (this.lastAccountId === accountId) this.lastRun += 1;
     else {
       this.lastAccountId = accountId;

@@ -44,10 +44,24 @@ export interface Proposal {
   rationale: string;
 }
 
+/** A booked payment the categoriser learns from. */
+export type BookedExample = CategoriseInput & {
+  accountId: string;
+  /** Booked to another account than the one proposed (an `edited` review item): it counts as CORRECTION_WEIGHT bookings. */
+  corrected?: boolean;
+};
+
+/**
+ * How many bookings a correction counts as: a bookkeeper who booked a line elsewhere than
+ * proposed said more about the payee than one who agreed with a proposal, which may only have
+ * been accepted in a batch.
+ */
+export const CORRECTION_WEIGHT = 2;
+
 export interface Categoriser {
   propose(input: CategoriseInput): Proposal;
   /** Adds one booked example (e.g. an item just accepted, or an expense recorded) without reloading. */
-  learn(example: CategoriseInput & { accountId: string }): void;
+  learn(example: BookedExample): void;
 }
 
 /** The most recent booked rows a categoriser reads; older ones add little and cost memory. */
@@ -93,6 +107,7 @@ interface HistoryRow {
   amount_cents: bigint;
   description: string | null;
   vendor_name: string | null;
+  status: 'accepted' | 'edited';
 }
 
 /**
@@ -117,14 +132,16 @@ export function categoriserFor(db: Db, businessId: string): Categoriser {
   // Newest rows within the limit, then replayed oldest first: recency weights follow booking order.
   const history = all<HistoryRow>(
     db,
-    `SELECT t.ledger_account_id AS account_id, t.amount_cents, t.description, v.name AS vendor_name
+    `SELECT t.ledger_account_id AS account_id, t.amount_cents, t.description, v.name AS vendor_name, t.status
      FROM transactions t LEFT JOIN vendors v ON v.id = t.vendor_id
      WHERE t.business_id = ? AND t.direction = 'out' AND t.status IN ('accepted', 'edited') AND t.ledger_account_id IS NOT NULL
      ORDER BY t.txn_date DESC, t.created_at DESC, t.id DESC LIMIT ?`,
     businessId,
     MAX_HISTORY_ROWS,
   );
-  const oldestFirst = [...history].reverse().map((row) => ({ accountId: row.account_id, amountCents: row.amount_cents, description: row.description, vendorName: row.vendor_name }));
+  const oldestFirst = [...history]
+    .reverse()
+    .map((row): BookedExample => ({ accountId: row.account_id, amountCents: row.amount_cents, description: row.description, vendorName: row.vendor_name, corrected: row.status === 'edited' }));
   for (const example of oldestFirst) categoriser.learn(example);
   categoriser.calibrate(calibrationFrom(chart, oldestFirst));
   return categoriser;
@@ -147,7 +164,7 @@ const CALIBRATION_HOLD_OUT = 0.2;
  * statistics, built-in knowledge and near-miss spellings are not calibrated: they keep their
  * caps below the threshold, so a payee never seen before always gets a look.
  */
-function calibrationFrom(chart: readonly ChartAccount[], oldestFirst: ReadonlyArray<CategoriseInput & { accountId: string }>): Calibration {
+function calibrationFrom(chart: readonly ChartAccount[], oldestFirst: readonly BookedExample[]): Calibration {
   if (oldestFirst.length < MIN_CALIBRATION_HISTORY) return NO_CALIBRATION;
   // The latest payments only: calibrating costs a second categoriser and a proposal each.
   const recent = oldestFirst.slice(-MAX_CALIBRATION_HISTORY);
@@ -252,13 +269,14 @@ class LearnedCategoriser implements Categoriser {
     for (const account of chart) if (account.allowed && !this.allowedByName.has(account.name)) this.allowedByName.set(account.name, account);
   }
 
-  learn(example: CategoriseInput & { accountId: string }): void {
+  learn(example: BookedExample): void {
     if (!this.accounts.has(example.accountId)) throw new Error(`categoriser.learn: ${example.accountId} is not an account of this business`);
     assertAmount(example.amountCents);
     const vendorName = present(example.vendorName);
     const description = present(example.description);
     const logAmount = Math.log1p(Number(example.amountCents));
-    if (vendorName !== null) tallyFor(this.byVendor, vendorName, vendorName, true).add(example.accountId, logAmount);
+    const weight = example.corrected ? CORRECTION_WEIGHT : 1;
+    if (vendorName !== null) tallyFor(this.byVendor, vendorName, vendorName, true).add(example.accountId, logAmount, weight);
     const keyWords = merchantKeyWords(vendorName ?? description);
     const key = keyWords.join(' ');
     if (key !== '') {
@@ -268,11 +286,11 @@ class LearnedCategoriser implements Categoriser {
         tally.label = vendorName;
         tally.labelIsName = true;
       }
-      tally.add(example.accountId, logAmount);
+      tally.add(example.accountId, logAmount, weight);
       this.nearKeys.add(key);
       for (let length = keyWords.length; length >= 1; length -= 1) {
         const prefix = keyWords.slice(0, length).join(' ');
-        tallyFor(this.byLeadingWords, prefix, prefix, false).add(example.accountId, logAmount);
+        tallyFor(this.byLeadingWords, prefix, prefix, false).add(example.accountId, logAmount, weight);
       }
       this.words.add(meaningfulWords(vendorName, description), key, example.accountId);
     }
