@@ -1,7 +1,5 @@
-import axe from 'axe-core';
 import { expect } from 'chai';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { type Business, getBusiness } from '../../src/books/businesses.js';
 import { getTenant } from '../../src/books/tenants.js';
@@ -10,9 +8,10 @@ import { CONSOLE_CSP } from '../../src/pages/console/html.js';
 import { CLI_ACTOR } from '../../src/store/audit.js';
 import { createSignInLink, csrfToken } from '../../src/store/console-sessions.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { type PageProblems, startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
+import { seriousAccessibilityFindings, startBrowserOrSkip, type PageProblems, watchCspViolations, watchPage } from '../support/browser.js';
 import { type Books, newBooks } from '../support/invoicing.js';
 import { queueReviewItem } from '../support/review.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * The owner's console in a real browser (Debian's Chromium, headless), as an owner uses it:
@@ -34,27 +33,6 @@ const DESKTOP = WIDTHS[0][1];
 
 /** The name a page from another site uses for itself; the browser reaches it through the loopback stand-in, never the network. */
 const CROSS_SITE_ORIGIN = 'http://elsewhere.example';
-
-/** A loopback port nothing listens on now: the app's, so its site address is its own. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-/** Runs axe-core on the page and returns its serious and critical findings, each with the elements it names. */
-async function seriousAccessibilityFindings(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
-  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
-}
 
 /** A document the page loaded (each hop of a redirect too), as the server answered it. */
 interface LoadedDocument {

@@ -1,14 +1,13 @@
-import axe from 'axe-core';
 import { expect } from 'chai';
-import { createServer } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { connectCardProcessor, findCardProcessor } from '../../src/books/card-processors.js';
 import { inTransaction } from '../../src/db/connection.js';
 import { type FakeStripe, startFakeStripe } from '../../src/testing/fake-stripe.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
+import { seriousAccessibilityFindings, startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
 import { TEST_ACTOR } from '../support/factories.js';
 import { addBilledCustomer, getInvoice, invoiceBody, invoiceLine, newBooks, sendInvoice } from '../support/invoicing.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * A customer pays an invoice by card in a real browser (Debian's Chromium, headless): the pay
@@ -22,26 +21,6 @@ const NOW = '2026-03-16T08:00:00.000Z';
 const SECRET_KEY = 'sk_test_51PayByCardBrowserTest000000';
 const WEBHOOK_SECRET = 'whsec_payByCardBrowserTest00000000';
 
-/** Runs axe-core on the page and returns its serious and critical findings, each with the elements it names. */
-async function seriousAccessibilityFindings(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
-}
-
-/** A loopback port nothing listens on now: the app's, so its site address (where the processor sends the customer back) is its own. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 describe('paying by card in Chromium', function () {
   this.timeout(60_000);

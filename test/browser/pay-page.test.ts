@@ -1,12 +1,11 @@
 import { CLI_ACTOR } from '../../src/store/audit.js';
-import axe from 'axe-core';
 import { expect } from 'chai';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { setRate } from '../../src/books/fx.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { outputPath, startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
+import { outputPath, seriousAccessibilityFindings, startBrowserOrSkip, watchCspViolations, watchPage } from '../support/browser.js';
 import { getInvoice, type InvoiceDetail, issueInvoice, newBooks } from '../support/invoicing.js';
 
 /**
@@ -33,17 +32,6 @@ const VIEWPORTS: readonly Viewport[] = [
 /** What a reader sees in the page's tables, row by row, cell by cell (innerText: nothing hidden is counted). */
 async function tableRows(page: Page, selector: string): Promise<string[][]> {
   return page.locator(selector).evaluateAll((rows) => rows.map((row) => [...(row as HTMLTableRowElement).cells].map((cell) => cell.innerText.trim())));
-}
-
-/** Runs axe-core on the page and returns its serious and critical findings, each with the elements it names. */
-async function seriousAccessibilityFindings(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not
-  // govern: the page keeps its real policy (no inline script), so the test sees it as a customer does.
-  await page.evaluate(axe.source);
-  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
 
 describe('the pay page in Chromium', function () {

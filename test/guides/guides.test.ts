@@ -3,10 +3,10 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { projectRoot } from '../../src/paths.js';
 import { type BlockRun, FAILED_MARK, type GuideBlock, guideBlocks, problemOf } from '../support/guides.js';
+import { freePort } from '../support/free-port.js';
 
 /**
  * The guides run as written. Each guide's shell blocks are pasted, in order, into one bash
@@ -60,15 +60,6 @@ async function startDemo(folder: string): Promise<Demo> {
   return { child, port, shell: printed.shell };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 /**
  * Pastes `blocks` into one bash, in order, and returns each one's exit status and output. The

@@ -1,6 +1,7 @@
 // The functions these tests hand to the page run there: type-check them against the browser's globals.
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
+import axe from 'axe-core';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -153,4 +154,18 @@ export function watchPage(page: Page): PageProblems {
   });
   page.on('pageerror', (error) => problems.pageErrors.push(String(error)));
   return problems;
+}
+
+/**
+ * Runs axe-core on the page and returns its serious and critical findings, each with the
+ * elements it names. Evaluated through the DevTools protocol, which the page's
+ * Content-Security-Policy does not govern: the page keeps its real policy (no inline script),
+ * so the test sees it as a visitor does.
+ */
+export async function seriousAccessibilityFindings(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
