@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CLI_ACTOR } from '../src/store/audit.js';
@@ -81,7 +81,7 @@ export async function startScript<T>(script: string, args: string[] = []): Promi
  * `root` is the checkout whose bin/daybook.js runs (this one unless given).
  */
 export async function startDaybook(booksPath: string, nodeArgs: string[] = [], root: string = projectRoot): Promise<DaybookProcess> {
-  const args = [...nodeArgs, join(root, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
+  const args = [...serverNodeFlags(root), ...nodeArgs, join(root, 'bin/daybook.js'), '--json', '--db', booksPath, 'serve', '--port', '0', '--host', '127.0.0.1'];
   mkdirSync(dirname(SERVER_LOG), { recursive: true });
   const log = openSync(SERVER_LOG, 'w');
   try {
@@ -92,6 +92,17 @@ export async function startDaybook(booksPath: string, nodeArgs: string[] = [], r
   } finally {
     closeSync(log);
   }
+}
+
+/**
+ * The flags `npm start` gives node in `root` (package.json's start script, `node <flags>
+ * bin/daybook.js serve`; the image's command has the same, test/unit/container.test.ts), so
+ * the server is measured as a firm runs it.
+ */
+export function serverNodeFlags(root: string = projectRoot): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (scripts.start ?? '').split(/\s+/);
+  return words.slice(1, words.indexOf('bin/daybook.js')).filter((word) => word.startsWith('--'));
 }
 
 /** SIGTERM, then SIGKILL if the process has not stopped by the deadline. */

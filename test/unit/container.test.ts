@@ -59,7 +59,15 @@ describe('container files (Dockerfile, compose.yaml, .dockerignore)', () => {
     expect(final.find((line) => line.startsWith('ENV '))).to.contain('DAYBOOK_DB=/data/daybook.sqlite').and.contain('HOST=0.0.0.0');
     expect(final.find((line) => line.startsWith('HEALTHCHECK '))).to.contain('/healthz');
     expect(final).to.include('STOPSIGNAL SIGTERM');
-    expect(final.at(-1)).to.equal('CMD ["node", "bin/daybook.js", "serve"]');
+    expect(final.at(-1)).to.equal('CMD ["node", "--max-semi-space-size=8", "bin/daybook.js", "serve"]');
+  });
+
+  it('starts the server with the same node flags in the image, `npm start` and the systemd guide (docs/decisions.md "The server\'s memory")', () => {
+    const imageFlags = (JSON.parse(stages[1]!.at(-1)!.replace(/^CMD /, '')) as string[]).slice(1, -2);
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start.split(' ');
+    expect(imageFlags).to.deep.equal(['--max-semi-space-size=8']);
+    expect(start.slice(1, start.indexOf('bin/daybook.js'))).to.deep.equal(imageFlags);
+    expect(read('docs/deployment.md').replace(/\s+/g, ' ')).to.contain(`ExecStart=/usr/bin/node ${imageFlags.join(' ')} /opt/daybook/bin/daybook.js serve`);
   });
 
   it('compose.yaml keeps the volume, restarts the service, and has the SMTP setting; .dockerignore keeps books and secrets out', () => {
