@@ -61,8 +61,6 @@ CREATE INDEX ledger_accounts_parent ON ledger_accounts(parent_id);
 
 CREATE INDEX period_locks_business ON period_locks(business_id, locked_through);
 
-CREATE INDEX review_queue_open ON review_queue_items(business_id, accepted_at);
-
 CREATE UNIQUE INDEX review_queue_recorded_expense ON review_queue_items(recorded_expense_id) WHERE recorded_expense_id IS NOT NULL;
 
 CREATE INDEX review_queue_waiting ON review_queue_items(business_id, created_at, id) WHERE accepted_at IS NULL;
@@ -75,11 +73,11 @@ CREATE UNIQUE INDEX transactions_import_fingerprint ON transactions(business_id,
 
 CREATE INDEX transactions_register ON transactions(business_id, txn_date DESC, created_at DESC, id DESC);
 
-CREATE INDEX transactions_register_account ON transactions(business_id, ledger_account_id, txn_date DESC, created_at DESC, id DESC);
+CREATE INDEX transactions_register_account ON transactions(business_id, ledger_account_id, txn_date DESC, created_at DESC, id DESC) WHERE ledger_account_id IS NOT NULL;
 
 CREATE INDEX transactions_register_status ON transactions(business_id, status, txn_date DESC, created_at DESC, id DESC);
 
-CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id, txn_date DESC, created_at DESC, id DESC);
+CREATE INDEX transactions_register_vendor ON transactions(business_id, vendor_id, txn_date DESC, created_at DESC, id DESC) WHERE vendor_id IS NOT NULL;
 
 CREATE INDEX vendors_tenant_name ON vendors(tenant_id, name_key, id);
 

@@ -18,6 +18,7 @@ import * as cardSettlement from './20261127_0016_card_settlement.js';
 import * as consoleSessions from './20261127_0017_console.js';
 import * as accessVersion from './20261127_0018_access_version.js';
 import * as invoicePaidSums from './20261127_0019_invoice_paid_sums.js';
+import * as importIndexes from './20261128_0020_import_indexes.js';
 
 /**
  * A migration module. knex runs it inside a transaction unless it exports
@@ -57,4 +58,5 @@ export const migrations: MigrationEntry[] = [
   { name: '20261127_0017_console', module: consoleSessions },
   { name: '20261127_0018_access_version', module: accessVersion },
   { name: '20261127_0019_invoice_paid_sums', module: invoicePaidSums },
+  { name: '20261128_0020_import_indexes', module: importIndexes },
 ];
