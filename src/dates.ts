@@ -6,12 +6,12 @@ const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function isIsoDate(value: string): boolean {
   const match = DATE_PATTERN.exec(value);
   if (!match) return false;
-  const [, y, m, d] = match;
-  // Not Date.UTC: it reads years 0 to 99 as 1900 to 1999.
-  const date = new Date(0);
-  date.setUTCFullYear(Number(y), Number(m) - 1, Number(d));
-  return date.toISOString().slice(0, 10) === value;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
+
 
 export function addDays(isoDate: string, days: number): string {
   if (!isIsoDate(isoDate)) throw new Error(`addDays: not a date: ${isoDate}`);

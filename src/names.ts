@@ -226,7 +226,16 @@ export function assertVendorName(field: string, value: string): void {
  * or σ by position in the word and a search text ends where the name does not. Bank statement
  * rows and the categoriser compare text in this form; names are compared by nameKey.
  */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/** Whether `text` is ASCII only: its own NFC and NFKD form, with no marks to drop. */
+export function isAscii(text: string): boolean {
+  return ASCII_ONLY.test(text);
+}
+
 export function foldName(name: string): string {
+  // ASCII text is its own NFC form and folds by lower-casing alone; most names and bank rows are.
+  if (isAscii(name)) return name.toLowerCase();
   // NFC again at the end: case mapping can leave decomposed characters (ΐ becomes three).
   return name.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ').normalize('NFC');
 }

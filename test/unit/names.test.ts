@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { createBusiness } from '../../src/books/businesses.js';
 import { createKey } from '../../src/books/keys.js';
 import { createTenant } from '../../src/books/tenants.js';
@@ -58,6 +59,19 @@ describe('names', () => {
 
     it('lets a search ending in capital sigma find the name it starts', () => {
       expect(foldName('ΟΔΥΣΣΕΑΣ Travel').includes(foldName('ΟΔΥΣ'))).to.equal(true);
+    });
+
+    it('folds ASCII text (its shortcut) exactly as the full Unicode fold does', () => {
+      const fullFold = (text: string) => text.normalize('NFC').toLocaleUpperCase('en-US').toLocaleLowerCase('en-US').replace(/ς/g, 'σ').normalize('NFC');
+      fc.assert(
+        fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)) }), (text) => {
+          expect(foldName(text)).to.equal(fullFold(text));
+        }),
+        { numRuns: 2000 },
+      );
+      expect(foldName('POS DEBIT SHELL OIL 57442')).to.equal('pos debit shell oil 57442');
+      // One character past ASCII takes the full fold.
+      expect(foldName('CAFÉ STRASSE ß')).to.equal(fullFold('CAFÉ STRASSE ß'));
     });
   });
 

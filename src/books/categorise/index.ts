@@ -365,16 +365,12 @@ class LearnedCategoriser implements Categoriser {
     for (const [words, text] of [[keyWords, vendorName ?? description ?? ''], [descriptionKeyWords, description ?? '']] as const) {
       const wordsKey = words.join(' ');
       if (wordsKey === '') continue;
+      // Shorter and shorter: the first words.length - 1 words, down to the first alone.
+      const prefixes = leadingPhrases(words);
       consider('name', this.byKey.get(wordsKey), wordsKey, text);
-      for (let length = words.length - 1; length >= 1; length -= 1) {
-        const prefix = words.slice(0, length).join(' ');
-        consider('begins', this.byKey.get(prefix), prefix, text);
-      }
+      for (const prefix of prefixes) consider('begins', this.byKey.get(prefix), prefix, text);
       consider('extends', this.byLeadingWords.get(wordsKey), wordsKey, text);
-      for (let length = words.length - 1; length >= 1; length -= 1) {
-        const prefix = words.slice(0, length).join(' ');
-        consider('shares', this.byLeadingWords.get(prefix), prefix, text);
-      }
+      for (const prefix of prefixes) consider('shares', this.byLeadingWords.get(prefix), prefix, text);
     }
     // A name that only shares its first words with known ones ("marriott houston", "marriott
     // boston") is a guess on its own, like a near-miss spelling: capped below the threshold.
@@ -404,6 +400,11 @@ class LearnedCategoriser implements Categoriser {
    * tie of it, the one whose earlier amounts are closest to this one; then by code.
    */
   private choose(tally: Tally, logAmount: number): Choice | undefined {
+    if (tally.accounts.size === 1) {
+      // One account: no tie to break (most payees).
+      const [accountId, evidence] = tally.accounts.entries().next().value!;
+      return this.accounts.get(accountId)?.allowed === true ? { accountId, evidence, amountBeat: null } : undefined;
+    }
     const allowed = [...tally.accounts]
       .filter(([accountId]) => this.accounts.get(accountId)?.allowed === true)
       .sort(([a, x], [b, y]) => y.weight - x.weight || this.byCode(a, b));
@@ -572,6 +573,13 @@ function unplaced(vendorName: string | null, description: string | null): string
   return `No earlier payment or known merchant matches '${quotable(text)}'; choose the account yourself.`;
 }
 
+/** The phrases made of a name's first words, longest first, without the whole name: [a b, a] for [a, b, c]. */
+function leadingPhrases(words: readonly string[]): string[] {
+  const phrases: string[] = [];
+  for (let length = words.length - 1; length >= 1; length -= 1) phrases.push(words.slice(0, length).join(' '));
+  return phrases;
+}
+
 function tallyFor(map: Map<string, Tally>, key: string, label: string, labelIsName: boolean): Tally {
   let tally = map.get(key);
   if (!tally) {
@@ -612,6 +620,7 @@ export function assertBookableProposal(proposal: Proposal, mayBook: (accountId: 
   if ((accountId === null) !== (confidence === null)) throw new Error('categoriser: a proposal has both an account and a confidence, or neither');
   if (accountId !== null && !mayBook(accountId)) throw new Error(`categoriser: proposed ${accountId}, which an expense may not be booked to`);
   if (confidence !== null && !(confidence >= 0 && confidence <= 1)) throw new Error(`categoriser: confidence ${confidence} is outside 0 to 1`);
-  const chars = [...rationale].length;
+  // A string has no more characters than UTF-16 units: only a long one needs counting.
+  const chars = rationale.length <= MAX_RATIONALE_CHARS ? rationale.length : [...rationale].length;
   if (chars === 0 || chars > MAX_RATIONALE_CHARS) throw new Error(`categoriser: rationale of ${chars} characters`);
 }

@@ -1,4 +1,4 @@
-import { foldName, UNSAFE_TO_SHOW } from '../../names.js';
+import { foldName, isAscii, UNSAFE_TO_SHOW } from '../../names.js';
 
 /**
  * How the categoriser reads a vendor name or a bank description. Bank text carries store
@@ -70,16 +70,34 @@ const MAX_WORDS = 16;
 
 const BOUNDARY = '\u0000';
 
+/** Accents dropped (é is e): the combining marks NFKD splits off. ASCII text has none. */
+function withoutMarks(text: string): string {
+  return isAscii(text) ? text : text.normalize('NFKD').replace(/\p{M}+/gu, '');
+}
+
 /**
  * The text as words and boundaries: folded (case, accents), apostrophes and ampersands dropped
  * (McDonald's, AT&T), and each chunk holding a digit (store and card numbers) or a star (the
  * processor's separator) turned into a boundary.
  */
-function segments(text: string): string[] {
-  const folded = foldName(text.slice(0, MAX_TEXT_CHARS))
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/['’&]/g, '');
+function segments(text: string): readonly string[] {
+  const known = recentSegments.get(text);
+  if (known !== undefined) return known;
+  const found = segmentsOf(text);
+  if (recentSegments.size >= RECENT_TEXTS) recentSegments.clear();
+  recentSegments.set(text, found);
+  return found;
+}
+
+/**
+ * The segments of the last texts read: one proposal reads the payee's name and the description
+ * three or four times over (its merchant key, its words, built-in phrases).
+ */
+const recentSegments = new Map<string, readonly string[]>();
+const RECENT_TEXTS = 16;
+
+function segmentsOf(text: string): string[] {
+  const folded = withoutMarks(foldName(text.slice(0, MAX_TEXT_CHARS))).replace(/['’&]/g, '');
   const out: string[] = [];
   for (const chunk of folded.replace(/[*#]/g, ' * ').split(/\s+/)) {
     if (chunk === '') continue;
