@@ -190,7 +190,7 @@ export function insertExpenseHistory(db: Db, business: Business, expenses: reado
   const vendorId = (name: string): string => {
     let id = vendorIds.get(name) ?? (findVendor.get(business.tenantId, name) as { id: string } | undefined)?.id;
     if (id === undefined) {
-      id = `vendor-${business.id.slice(0, 8)}-${vendorIds.size}`;
+      id = `vendor-${business.id}-${vendorIds.size}`;
       insertVendor.run(id, business.tenantId, name, foldName(name), '2024-01-01T00:00:00.000Z');
     }
     vendorIds.set(name, id);
@@ -201,7 +201,7 @@ export function insertExpenseHistory(db: Db, business: Business, expenses: reado
       const accountId = accountIds.get(expense.accountName);
       if (accountId === undefined) throw new Error(`no postable account named ${expense.accountName}`);
       insertTransaction.run(
-        `txn-${business.id.slice(0, 8)}-${String(index).padStart(6, '0')}`,
+        `txn-${business.id}-${String(index).padStart(6, '0')}`,
         business.id,
         expense.date,
         expense.amountCents,

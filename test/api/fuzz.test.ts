@@ -170,7 +170,7 @@ async function seedRecords(world: World): Promise<void> {
   for (const tenant of [A, B, C, P]) {
     const customers = Array.from({ length: 4 }, () => addBilledCustomer(app, tenant.id));
     archive(app, 'customers', addBilledCustomer(app, tenant.id));
-    addCustomer(app, tenant.id, { name: `Walk-in ${tenant.id.slice(0, 8)}` });
+    addCustomer(app, tenant.id, { name: `Walk-in ${tenant.id.slice(-8)}` });
     for (const name of ['Staples', 'Harborview Leasing', 'Delta Air Lines']) addVendor(app, tenant.id, name);
     const key = tenant === A ? world.keys.rwAll : tenant.key;
     for (const business of tenant.businesses) {
