@@ -36,9 +36,14 @@ export const RECORDED_MATCH_DAYS = 5;
  * description's case or spacing.
  */
 export function importFingerprint(businessId: string, row: Pick<StatementRow, 'date' | 'amountCents' | 'description'>, position: number): string {
+  return fingerprintOf(businessId, row, descriptionKey(row.description), position);
+}
+
+/** importFingerprint with the description's key already made (`described`, descriptionKey). */
+function fingerprintOf(businessId: string, row: Pick<StatementRow, 'date' | 'amountCents'>, described: string, position: number): string {
   if (!Number.isSafeInteger(position) || position < 1) throw new Error(`importFingerprint: bad position ${position}`);
   return createHash('sha256')
-    .update(JSON.stringify([businessId, row.date, row.amountCents.toString(), descriptionKey(row.description), position]))
+    .update(JSON.stringify([businessId, row.date, row.amountCents.toString(), described, position]))
     .digest('hex');
 }
 
@@ -87,9 +92,11 @@ export interface BankImportResult {
 export const DEFAULT_PROGRESS_EVERY = 5000;
 
 const SOURCE: TransactionSource = 'csv';
-const OUT: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'out', status: 'pending' };
-const IN: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'in', status: 'uncategorized' };
-const PAYOUT: { direction: TransactionDirection; status: TransactionStatus } = { direction: 'in', status: 'pending' };
+/** A new row's direction and status: money out waiting for review, money in recorded, a payout waiting for review. */
+type ImportedKind = { direction: TransactionDirection; status: TransactionStatus };
+const OUT: ImportedKind = { direction: 'out', status: 'pending' };
+const IN: ImportedKind = { direction: 'in', status: 'uncategorized' };
+const PAYOUT: ImportedKind = { direction: 'in', status: 'pending' };
 
 /**
  * Imports checked statement rows into a business, in one transaction: every row whose
@@ -121,54 +128,56 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const seen = new Map<string, number>();
     const createdAt = nowIso(clock);
     const problems: StatementProblem[] = [];
+    // Every row is decided first (its fingerprint looked up, its proposal made), then the new
+    // ones are written in one run of inserts: the categoriser's work and SQLite's each keep the
+    // processor's caches to themselves, and the fingerprint look-ups search the index as it was
+    // before the file (no two of the file's rows share a fingerprint: each has its position).
+    const newRows: ImportedRow[] = [];
     let duplicates = 0;
     let alreadyRecorded = 0;
     let queued = 0;
     let moneyIn = 0;
 
-    const insertItem = (transactionId: string, proposal: Proposal): void => {
-      run(
-        db,
-        `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        newId(),
-        business.id,
-        transactionId,
-        proposal.accountId,
-        proposal.confidence,
-        proposal.rationale,
-        createdAt,
-      );
+    const vendorFor = (row: StatementRow): string | null => {
+      if (row.vendorName === null) return null;
+      const vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
+      vendorIds.set(row.vendorName, vendorId);
+      return vendorId;
     };
 
+    const newTransaction = (row: StatementRow, amountCents: bigint, vendorId: string | null, kind: ImportedKind, rationale: string | null, fingerprint: string): ImportedTransaction => ({
+      id: newId(),
+      businessId: business.id,
+      row,
+      amountCents,
+      vendorId,
+      ...kind,
+      rationale,
+      fingerprint,
+      createdAt,
+    });
+
     const queueRow = (row: StatementRow, amountCents: bigint, fingerprint: string): void => {
-      let vendorId: string | null = null;
-      if (row.vendorName !== null) {
-        vendorId = vendorIds.get(row.vendorName) ?? findOrCreateVendor(db, clock, actor, business.tenantId, row.vendorName).vendor.id;
-        vendorIds.set(row.vendorName, vendorId);
-      }
+      const vendorId = vendorFor(row);
       const proposal = categoriser.propose({ description: row.description, vendorName: row.vendorName, amountCents });
       assertQueueableProposal(proposal, businessAccounts);
-      const transactionId = newId();
-      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents, vendorId, ...OUT, rationale: proposal.rationale, fingerprint, createdAt });
-      insertItem(transactionId, proposal);
+      newRows.push({ transaction: newTransaction(row, amountCents, vendorId, OUT, proposal.rationale, fingerprint), proposal });
     };
 
     // A payout has no vendor, like all money in: the processor is not a supplier.
     const queuePayout = (row: StatementRow, clearing: string, fingerprint: string): void => {
       const proposal = payoutProposal(row.description, clearing);
       assertQueueableProposal(proposal, businessAccounts);
-      const transactionId = newId();
-      insertImported(db, { id: transactionId, businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...PAYOUT, rationale: proposal.rationale, fingerprint, createdAt });
-      insertItem(transactionId, proposal);
+      newRows.push({ transaction: newTransaction(row, row.amountCents, null, PAYOUT, proposal.rationale, fingerprint), proposal });
     };
 
     input.rows.forEach((row, index) => {
       assertRow(row);
-      const sameKey = JSON.stringify([row.date, row.amountCents.toString(), descriptionKey(row.description)]);
+      const described = descriptionKey(row.description);
+      const sameKey = JSON.stringify([row.date, row.amountCents.toString(), described]);
       const position = (seen.get(sameKey) ?? 0) + 1;
       seen.set(sameKey, position);
-      const fingerprint = importFingerprint(business.id, row, position);
+      const fingerprint = fingerprintOf(business.id, row, described, position);
       if (one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', business.id, fingerprint)) {
         duplicates += 1;
       } else if (row.amountCents < 0n) {
@@ -187,7 +196,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
         queuePayout(row, clearingAccountId, fingerprint);
         queued += 1;
       } else {
-        insertImported(db, { id: newId(), businessId: business.id, row, amountCents: row.amountCents, vendorId: null, ...IN, rationale: null, fingerprint, createdAt });
+        newRows.push({ transaction: newTransaction(row, row.amountCents, null, IN, null, fingerprint), proposal: null });
         moneyIn += 1;
       }
       const done = index + 1;
@@ -195,6 +204,10 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     });
     // Throwing rolls back every row written above: all rows or none.
     if (problems.length > 0) throw new StatementRefused(problems);
+    for (const { transaction, proposal } of newRows) {
+      insertImported(db, transaction);
+      if (proposal !== null) insertReviewItem(db, transaction, proposal);
+    }
 
     const imported = queued + moneyIn;
     if (imported + duplicates + alreadyRecorded !== input.rows.length) throw new Error('importBankStatement: every row is imported, a duplicate or already recorded');
@@ -299,6 +312,28 @@ interface ImportedTransaction {
   rationale: string | null;
   fingerprint: string;
   createdAt: string;
+}
+
+/** A new row as decided, before it is written: its transaction and, when it waits for review, the proposal its item holds. */
+interface ImportedRow {
+  transaction: ImportedTransaction;
+  proposal: Proposal | null;
+}
+
+/** The review item of a queued row, holding the proposal. */
+function insertReviewItem(db: Db, t: ImportedTransaction, proposal: Proposal): void {
+  run(
+    db,
+    `INSERT INTO review_queue_items (id, business_id, transaction_id, proposed_account_id, confidence, rationale, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    newId(),
+    t.businessId,
+    t.id,
+    proposal.accountId,
+    proposal.confidence,
+    proposal.rationale,
+    t.createdAt,
+  );
 }
 
 /** insertTransaction's row plus what only an import has: the fingerprint (and the proposal's rationale). */
