@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { MAX_PROBLEM_LINES } from '../settings.js';
 
 /** The page cache of the import's connection, in KiB. */
-const IMPORT_CACHE_KIB = 64 * 1024;
+export const IMPORT_CACHE_KIB = 64 * 1024;
 
 /** The file's bytes, or one clear line (exit 2) when it cannot be read. */
 function readStatementFile(path: string, maxBytes: number): Uint8Array {
