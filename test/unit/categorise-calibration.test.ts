@@ -2,13 +2,15 @@ import { expect } from 'chai';
 import type { Business } from '../../src/books/businesses.js';
 import { listPostableAccounts } from '../../src/books/chart.js';
 import { categoriserFor, MIN_CALIBRATION_HISTORY, MIN_CALIBRATION_PROPOSALS, monotoneBands } from '../../src/books/categorise/index.js';
+import { MERCHANT_CONFIDENCE } from '../../src/books/categorise/knowledge.js';
 import { generateExpenseHistory, insertExpenseHistory } from '../../bench/support/expense-history.js';
 import { freshDb, type TempDb } from '../support/db.js';
 import { buildBusiness, testClock } from '../support/factories.js';
 
 /**
  * Calibration (src/books/categorise/index.ts): scores from the payee's own history are replaced
- * by how often proposals in their band were right on the business's own later bookings.
+ * by how often proposals in their band were right on the business's own later bookings, and
+ * built-in knowledge's by how often the business books what it names where it says.
  */
 describe('the categoriser calibrates its scores on the business’s own history', () => {
   const enough = MIN_CALIBRATION_PROPOSALS;
@@ -23,8 +25,17 @@ describe('the categoriser calibrates its scores on the business’s own history'
       expect(monotoneBands([{ right: 20, all: 40 }, { right: 45, all: 50 }, { right: 60, all: 100 }, { right: 0, all: 0 }, { right: 99, all: 100 }])).to.deep.equal([0.5, 0.7, 0.7, null, 0.99]);
     });
 
-    it(`leaves a band with fewer than ${enough} proposals as it is (null)`, () => {
-      expect(monotoneBands([{ right: enough - 1, all: enough - 1 }, { right: 0, all: 0 }, { right: 1, all: 2 }, { right: 30, all: 30 }, { right: 29, all: 30 }])).to.deep.equal([null, null, null, 59 / 60, 59 / 60]);
+    it(`pools a band of fewer than ${enough} proposals with the neighbour nearer in accuracy; a band with none stays null`, () => {
+      // 29 of 29 and 1 of 2 break the order: pooled to 30 of 31. 30 of 30 then 29 of 30: pooled to 59 of 60.
+      expect(monotoneBands([{ right: enough - 1, all: enough - 1 }, { right: 0, all: 0 }, { right: 1, all: 2 }, { right: 30, all: 30 }, { right: 29, all: 30 }])).to.deep.equal([30 / 31, null, 30 / 31, 59 / 60, 59 / 60]);
+      // 10 of 20 (0.5) sits between 0.45 and 0.9: it joins 0.45, the nearer.
+      expect(monotoneBands([{ right: 18, all: 40 }, { right: 10, all: 20 }, { right: 45, all: 50 }])).to.deep.equal([28 / 60, 28 / 60, 0.9]);
+      // ... and 0.85 of 20 between 0.5 and 0.9 joins 0.9.
+      expect(monotoneBands([{ right: 20, all: 40 }, { right: 17, all: 20 }, { right: 45, all: 50 }])).to.deep.equal([0.5, 62 / 70, 62 / 70]);
+    });
+
+    it(`calibrates nothing when all the bands together hold fewer than ${enough} proposals`, () => {
+      expect(monotoneBands([{ right: 10, all: 10 }, { right: 0, all: 0 }, { right: 15, all: 19 }])).to.deep.equal([null, null, null]);
     });
   });
 
@@ -43,7 +54,9 @@ describe('the categoriser calibrates its scores on the business’s own history'
 
     it(`keeps the estimated scores below ${MIN_CALIBRATION_HISTORY} booked payments`, () => {
       const business = booksWith(MIN_CALIBRATION_HISTORY - 1);
-      expect((categoriserFor(temp.db, business.id) as unknown as { calibration: unknown }).calibration).to.deep.equal([null, null, null, null, null]);
+      const categoriser = categoriserFor(temp.db, business.id) as unknown as { calibration: unknown; knowledgeAccuracy: unknown };
+      expect(categoriser.calibration).to.deep.equal(Array.from({ length: 10 }, () => null));
+      expect(categoriser.knowledgeAccuracy).to.deep.equal({ merchant: null, keyword: null });
     });
 
     it('measures bands on its later bookings, rising from band to band, each in [0, 1]', () => {
@@ -55,14 +68,36 @@ describe('the categoriser calibrates its scores on the business’s own history'
       expect([...measured].sort((a, b) => a - b)).to.deep.equal(measured);
     });
 
-    it('never places built-in knowledge or word statistics about a payee it never paid at 0.9 or more', () => {
+    it('places built-in knowledge about a payee it never paid as surely as the business books what the knowledge names', () => {
       const business = booksWith(2000);
       const categoriser = categoriserFor(temp.db, business.id);
+      const { merchant } = (categoriser as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy;
+      expect(merchant, 'measured on these books').to.be.a('number').and.within(0.5, 1);
+      const proposal = categoriser.propose({ description: 'SOUTHWEST AIRLINES 5262', vendorName: null, amountCents: 1500n });
+      expect(proposal.rationale).to.match(/'southwest( airlines)?' is an airline, usually booked to Travel/);
+      expect(proposal.confidence).to.equal(Math.floor(merchant! * 100 + 1e-9) / 100);
+    });
+
+    it('keeps built-in knowledge at its fixed score where the books cannot measure it, and word statistics below 0.9', () => {
+      const business = booksWith(MIN_CALIBRATION_HISTORY - 1);
+      const categoriser = categoriserFor(temp.db, business.id);
       const names = new Map(listPostableAccounts(temp.db, business.id).map((account) => [account.id, account.name]));
+      expect(categoriser.propose({ description: 'SOUTHWEST AIRLINES 5262', vendorName: null, amountCents: 1500n }).confidence).to.equal(MERCHANT_CONFIDENCE);
       for (const description of ['WALGREENS #1234 AUSTIN TX', 'SOUTHWEST AIRLINES 5262', 'NEWCO COFFEE ROASTERS', 'DROPBOX*ABC123']) {
         const proposal = categoriser.propose({ description, vendorName: null, amountCents: 1500n });
         if (proposal.confidence !== null) expect(proposal.confidence, `${description} → ${names.get(proposal.accountId!)}`).to.be.below(0.9);
       }
+    });
+
+    it('finds a merchant agreement rate from the payments themselves: one booked elsewhere lowers it', () => {
+      const business = booksWith(MIN_CALIBRATION_HISTORY + 100);
+      const before = (categoriserFor(temp.db, business.id) as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy.merchant;
+      expect(before).to.be.a('number');
+      // Every payment naming a known merchant moved to one account the knowledge never names for it.
+      const other = listPostableAccounts(temp.db, business.id).find((account) => account.name !== 'Travel')!;
+      temp.db.prepare("UPDATE transactions SET ledger_account_id = ? WHERE business_id = ? AND (description LIKE '%SHELL%' OR description LIKE '%Shell%')").run(other.id, business.id);
+      const after = (categoriserFor(temp.db, business.id) as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy.merchant;
+      expect(after).to.be.below(before!);
     });
   });
 });

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { all, flag } from '../../db/statements.js';
 import { type SystemRole, takesExpenses } from '../chart.js';
 import { type AccountEvidence, NearKeys, Tally, WordStats } from './evidence.js';
-import { findKnownPhrase, KEYWORD_CONFIDENCE, type KnownPhrase, MERCHANT_CONFIDENCE } from './knowledge.js';
+import { findKnownPhrase, KEYWORD_CONFIDENCE, type KnowledgeKind, type KnownPhrase, MERCHANT_CONFIDENCE } from './knowledge.js';
 import { allWords, meaningfulWords, merchantKeyWords, quotable } from './text.js';
 
 /**
@@ -24,11 +24,13 @@ import { allWords, meaningfulWords, merchantKeyWords, quotable } from './text.js
  * its (recency-weighted) bookings, (agreeing + 1) / (all + 2): 1 of 1 gives 0.66, 8 of 8 gives
  * 0.9, and a vendor split between two accounts never reaches the review threshold. Words or
  * built-in knowledge naming the same account count as up to two more agreeing bookings. Matches
- * on part of a name carry one booking's worth of doubt. A near-miss spelling, word statistics
- * and built-in knowledge alone stay below 0.9: a payee never seen before always gets a look.
- * With enough history (MIN_CALIBRATION_HISTORY), a score from the payee's own bookings is then
- * replaced by how often proposals in its band of 0.1 were right on the business's latest
- * bookings (calibrationFrom), so that a score says how often such a proposal is right.
+ * on part of a name carry one booking's worth of doubt. A near-miss spelling and word
+ * statistics alone stay below 0.9, and so does built-in knowledge in books too young to
+ * measure it: such a payee gets a look. With enough history (MIN_CALIBRATION_HISTORY), a score
+ * from the payee's own bookings is then replaced by how often proposals in its band of 0.1
+ * were right on the business's own bookings (calibrationFrom), and built-in knowledge's by how
+ * often the business books what it names to the account it names (knowledgeAccuracyFrom), so
+ * that a score says how often such a proposal is right.
  * Confidence is cut, never rounded up, to two decimals.
  */
 
@@ -143,7 +145,7 @@ export function categoriserFor(db: Db, businessId: string): Categoriser {
     .reverse()
     .map((row): BookedExample => ({ accountId: row.account_id, amountCents: row.amount_cents, description: row.description, vendorName: row.vendor_name, corrected: row.status === 'edited' }));
   for (const example of oldestFirst) categoriser.learn(example);
-  categoriser.calibrate(calibrationFrom(chart, oldestFirst));
+  categoriser.calibrate(calibrationFrom(chart, oldestFirst), knowledgeAccuracyFrom(categoriser, oldestFirst));
   return categoriser;
 }
 
@@ -153,40 +155,64 @@ export const MIN_CALIBRATION_HISTORY = 500;
 export const MIN_CALIBRATION_PROPOSALS = 30;
 /** Calibration reads at most this many of the latest booked payments. */
 const MAX_CALIBRATION_HISTORY = 10_000;
-/** The share of the history, the latest, held out to see how often each score band is right. */
-const CALIBRATION_HOLD_OUT = 0.2;
+/** The share of the history, the oldest, learned before any payment is proposed to see how often each score band is right. */
+const CALIBRATION_WARM_UP = 0.2;
 
 /**
- * How often proposals from the payee's own history are right, by score band (0.5 to 0.6, ...,
- * 0.9 to 1), measured on the business's own books: a categoriser learns the oldest 80 % of
- * the history and proposes each of the latest 20 % as booked; a band's accuracy replaces its
- * scores once it holds enough proposals, made non-decreasing from band to band. Word
- * statistics, built-in knowledge and near-miss spellings are not calibrated: they keep their
- * caps below the threshold, so a payee never seen before always gets a look.
+ * How often proposals from the payee's own history are right, by score band (0 to 0.1, ...,
+ * 0.9 to 1), measured on the business's own books: a categoriser learns the oldest fifth of
+ * the (latest) history, then proposes each later payment as it was booked, from every payment
+ * before it, before learning it; the bands' accuracies, made non-decreasing and pooled until
+ * each pool holds enough proposals (monotoneBands), replace their scores. Word statistics and
+ * near-miss spellings are not calibrated: they keep their caps below the threshold.
  */
 function calibrationFrom(chart: readonly ChartAccount[], oldestFirst: readonly BookedExample[]): Calibration {
   if (oldestFirst.length < MIN_CALIBRATION_HISTORY) return NO_CALIBRATION;
   // The latest payments only: calibrating costs a second categoriser and a proposal each.
   const recent = oldestFirst.slice(-MAX_CALIBRATION_HISTORY);
-  const cut = Math.floor(recent.length * (1 - CALIBRATION_HOLD_OUT));
+  const warmUp = Math.floor(recent.length * CALIBRATION_WARM_UP);
   const trial = new LearnedCategoriser(chart);
-  for (const example of recent.slice(0, cut)) trial.learn(example);
   const bands = Array.from({ length: CALIBRATION_BANDS }, () => ({ right: 0, all: 0 }));
-  for (const example of recent.slice(cut)) {
-    const scored = trial.scoredFromPayee(example);
-    if (!scored) continue;
-    const band = bands[bandOf(scored.confidence)];
-    if (!band) continue;
-    band.all += 1;
-    if (scored.accountId === example.accountId) band.right += 1;
-  }
+  recent.forEach((example, index) => {
+    // Each payment after the first fifth is proposed as it was booked, from all the payments before it.
+    const scored = index < warmUp ? undefined : trial.scoredFromPayee(example);
+    if (scored) {
+      const band = bands[bandOf(scored.confidence)]!;
+      band.all += 1;
+      if (scored.accountId === example.accountId) band.right += 1;
+    }
+    trial.learn(example);
+  });
   return monotoneBands(bands);
 }
 
-/** Score bands of width 0.1 from 0.5 (below 0.5 nothing is calibrated). */
-const CALIBRATION_BANDS = 5;
+/**
+ * How often the business books what built-in knowledge names to the account it names, by kind
+ * (merchant, keyword), over the latest booked payments: once MIN_CALIBRATION_PROPOSALS of them
+ * name a phrase of a kind, that share is the confidence of the kind's proposals, above 0.9
+ * when the books bear it out; before, the fixed MERCHANT_CONFIDENCE and KEYWORD_CONFIDENCE.
+ * Fresh books so still give every new merchant a look.
+ */
+function knowledgeAccuracyFrom(categoriser: LearnedCategoriser, oldestFirst: readonly BookedExample[]): KnowledgeAccuracy {
+  if (oldestFirst.length < MIN_CALIBRATION_HISTORY) return NO_KNOWLEDGE_ACCURACY;
+  const counts = { merchant: { right: 0, all: 0 }, keyword: { right: 0, all: 0 } };
+  for (const example of oldestFirst.slice(-MAX_CALIBRATION_HISTORY)) {
+    const agreement = categoriser.knowledgeAgreement(example);
+    if (!agreement) continue;
+    counts[agreement.kind].all += 1;
+    if (agreement.agrees) counts[agreement.kind].right += 1;
+  }
+  const measured = ({ right, all }: { right: number; all: number }) => (all >= MIN_CALIBRATION_PROPOSALS ? right / all : null);
+  return { merchant: measured(counts.merchant), keyword: measured(counts.keyword) };
+}
+
+export type KnowledgeAccuracy = Readonly<Record<KnowledgeKind, number | null>>;
+const NO_KNOWLEDGE_ACCURACY: KnowledgeAccuracy = { merchant: null, keyword: null };
+
+/** Score bands of width 0.1, from 0 to 1 (the last holds 1 too). */
+const CALIBRATION_BANDS = 10;
 function bandOf(confidence: number): number {
-  return Math.min(CALIBRATION_BANDS - 1, Math.floor((confidence - 0.5) * 10 + 1e-9));
+  return Math.min(CALIBRATION_BANDS - 1, Math.floor(confidence * 10 + 1e-9));
 }
 
 /** Per band, the accuracy measured, or null (too few proposals: the band keeps its scores). */
@@ -195,24 +221,42 @@ const NO_CALIBRATION: Calibration = Array.from({ length: CALIBRATION_BANDS }, ()
 
 /**
  * Each band's accuracy, made non-decreasing from band to band by pooling adjacent bands that
- * break the order (weighted by their proposals); a band with too few proposals is null and
- * keeps its scores.
+ * break the order (weighted by their proposals); then a pool of fewer than
+ * MIN_CALIBRATION_PROPOSALS joins the neighbouring pool nearer to it in accuracy (pooling two
+ * neighbours keeps the order), until every pool is large enough. A band with no proposals, or
+ * every band when all of them together are too few, is null and keeps its scores.
  */
 export function monotoneBands(bands: ReadonlyArray<{ right: number; all: number }>): Calibration {
-  const blocks: Array<{ bands: number[]; right: number; all: number }> = [];
+  type Pool = { bands: number[]; right: number; all: number };
+  const rate = (pool: Pool) => pool.right / pool.all;
+  const pools: Pool[] = [];
   bands.forEach((band, index) => {
-    if (band.all < MIN_CALIBRATION_PROPOSALS) return;
-    blocks.push({ bands: [index], right: band.right, all: band.all });
-    while (blocks.length > 1) {
-      const last = blocks[blocks.length - 1]!;
-      const before = blocks[blocks.length - 2]!;
-      if (before.right / before.all <= last.right / last.all) break;
-      blocks.splice(-2, 2, { bands: [...before.bands, ...last.bands], right: before.right + last.right, all: before.all + last.all });
+    if (band.all === 0) return;
+    pools.push({ bands: [index], right: band.right, all: band.all });
+    while (pools.length > 1 && rate(pools[pools.length - 2]!) > rate(pools[pools.length - 1]!)) {
+      const [before, last] = pools.splice(-2, 2) as [Pool, Pool];
+      pools.push(joined(before, last));
     }
   });
-  const out: Array<number | null> = Array.from({ length: CALIBRATION_BANDS }, () => null);
-  for (const block of blocks) for (const index of block.bands) out[index] = block.right / block.all;
+  for (let small = smallest(pools); small >= 0 && pools.length > 1; small = smallest(pools)) {
+    const pool = pools[small]!;
+    const below = pools[small - 1];
+    const above = pools[small + 1];
+    const withBelow = below !== undefined && (above === undefined || rate(pool) - rate(below) <= rate(above) - rate(pool));
+    if (withBelow) pools.splice(small - 1, 2, joined(below, pool));
+    else pools.splice(small, 2, joined(pool, above!));
+  }
+  const out: Array<number | null> = bands.map(() => null);
+  for (const pool of pools) if (pool.all >= MIN_CALIBRATION_PROPOSALS) for (const index of pool.bands) out[index] = rate(pool);
   return out;
+
+  function joined(a: Pool, b: Pool): Pool {
+    return { bands: [...a.bands, ...b.bands], right: a.right + b.right, all: a.all + b.all };
+  }
+  /** The first pool with too few proposals, or -1. */
+  function smallest(all: readonly Pool[]): number {
+    return all.findIndex((pool) => pool.all < MIN_CALIBRATION_PROPOSALS);
+  }
 }
 
 /** Where payee evidence came from, most specific first. */
@@ -263,6 +307,8 @@ class LearnedCategoriser implements Categoriser {
   private readonly nearKeys = new NearKeys();
   private readonly words = new WordStats();
   private calibration: Calibration = NO_CALIBRATION;
+  /** How often this business books what built-in knowledge names where it says, by kind; null where not measured. */
+  private knowledgeAccuracy: KnowledgeAccuracy = NO_KNOWLEDGE_ACCURACY;
 
   constructor(chart: readonly ChartAccount[]) {
     this.accounts = new Map(chart.map((account) => [account.id, account]));
@@ -297,8 +343,16 @@ class LearnedCategoriser implements Categoriser {
   }
 
   /** Replaces the scores of proposals from the payee's own history by the accuracy measured for their band (calibrationFrom). */
-  calibrate(calibration: Calibration): void {
+  calibrate(calibration: Calibration, knowledgeAccuracy: KnowledgeAccuracy = NO_KNOWLEDGE_ACCURACY): void {
     this.calibration = calibration;
+    this.knowledgeAccuracy = knowledgeAccuracy;
+  }
+
+  /** Whether built-in knowledge names a phrase of this booked payment, and whether the payment was booked where it says. */
+  knowledgeAgreement(example: BookedExample): { kind: KnowledgeKind; agrees: boolean } | undefined {
+    const known = findKnownPhrase(allWords(present(example.vendorName), present(example.description)), (name) => this.allowedByName.has(name));
+    if (!known) return undefined;
+    return { kind: known.kind, agrees: this.allowedByName.get(known.accountName)?.id === example.accountId };
   }
 
   /** What the payee's own history alone proposes, uncalibrated: for measuring calibration. */
@@ -311,7 +365,6 @@ class LearnedCategoriser implements Categoriser {
 
   /** A score from the payee's own history, as calibrated: its band's measured accuracy, when known. */
   private calibrated(confidence: number): number {
-    if (confidence < 0.5) return confidence;
     return this.calibration[bandOf(confidence)] ?? confidence;
   }
 
@@ -525,7 +578,7 @@ class LearnedCategoriser implements Categoriser {
     const what = known.kind === 'merchant' ? `'${known.phrase}' is ${known.what}` : `'${known.phrase}' suggests ${known.what}`;
     return {
       accountId: account.id,
-      confidence: knowledgeConfidence(known),
+      confidence: this.knowledgeAccuracy[known.kind] ?? knowledgeConfidence(known),
       rationale: `There is no earlier payment to ${subject}, but ${what}, usually booked to ${account.name}.`,
     };
   }

@@ -4,8 +4,10 @@
  * STANDARD_CHART). Phrases are written as the text module reads text: folded, without
  * apostrophes or ampersands ("mcdonalds", "att"), words separated by one space.
  *
- * Both kinds stay below the review threshold: a general rule is right for most businesses,
- * not for this one in particular, so fresh books never accept on it alone.
+ * Both kinds start below the review threshold: a general rule is right for most businesses,
+ * not for this one in particular, so fresh books never accept on it alone. Once the books hold
+ * enough payments to the merchants and words it names, the categoriser scores it by how often
+ * this business booked them where it says (index.ts, knowledgeAccuracyFrom).
  */
 
 /** Confidence of a known merchant's usual account, with no history of this business behind it. */
