@@ -10,6 +10,7 @@ import type { Business } from './businesses.js';
 import { findLedgerAccount, systemAccountId, takesExpenses } from './chart.js';
 import { newId } from '../ids.js';
 import { assertPostingAllowed, postEntry, withPostingFields, type PostingFields } from './ledger.js';
+import { recordedMatchConfidence } from './recorded-match.js';
 import { insertTransaction } from './transactions.js';
 import { findOrCreateVendor, findVendor, type Vendor } from './vendors.js';
 
@@ -32,13 +33,6 @@ export interface RecordedExpense {
   expenseId: string;
   transactionId: string;
 }
-
-/**
- * The confidence of an "already recorded" proposal: amount, date and vendor all agree when the
- * bank line names its vendor; without a vendor only amount and date do, so a person should look
- * (below the default high-confidence threshold of 0.9).
- */
-export const RECORDED_MATCH_CONFIDENCE = { vendorNamed: 0.95, noVendor: 0.8 } as const;
 
 /** How this command reports the posting rules its caller can break. */
 const EXPENSE_FIELDS: PostingFields = {
@@ -174,7 +168,7 @@ function matchWaitingBankLine(db: Db, expense: ExpenseToMatch): string | undefin
     expense.date,
   );
   if (!item) return undefined;
-  const confidence = Number(item.vendor_named) === 1 ? RECORDED_MATCH_CONFIDENCE.vendorNamed : RECORDED_MATCH_CONFIDENCE.noVendor;
+  const confidence = recordedMatchConfidence(db, expense.businessId, Number(item.vendor_named) === 1);
   const rationale =
     `Already recorded as expense ${expense.expenseId} (${expense.date}, ${expense.vendor.name}): ` +
     `the same amount${Number(item.vendor_named) === 1 ? ' and vendor' : ''}, ` +

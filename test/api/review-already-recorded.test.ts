@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { type ApiTenant, countRows, useFreshTenantPerTest } from '../support/api.js';
 import type { TestApp } from '../support/app.js';
 import { accountIdByName, accountIdByRole } from '../support/factories.js';
+import { RECORDED_MATCH_DAYS } from '../../src/books/import/bank-import.js';
+import { MIN_MEASURED_PAYMENTS } from '../../src/books/recorded-match.js';
 import { type QueueItem, statementQueue } from '../support/review.js';
 
 /**
@@ -63,6 +65,25 @@ describe('the review queue never books an expense twice', () => {
     expect(queue.needsReview).to.have.length(1);
     expect(queue.needsReview[0]).to.deep.include({ proposedAccountId: supplies, confidence: 0.8 });
     expect(queue.needsReview[0]!.rationale).to.include(`expense ${expenseId}`);
+  });
+
+  it(`measures the match's confidence on the business's own payments once it has ${MIN_MEASURED_PAYMENTS}: the share with no twin of the same amount within ${RECORDED_MATCH_DAYS} days`, async () => {
+    const supplies = accountIdByName(app.db, tenant.business.id, 'Office Supplies');
+    // 40 payments in February, every amount different but for five pairs two days apart, each pair to two vendors.
+    for (let day = 1; day <= 20; day += 1) {
+      const date = `2026-02-${String(day).padStart(2, '0')}`;
+      await recordExpense({ date, amountCents: String(1000 + day), vendorName: 'Ledger Co', accountId: supplies });
+      const twin = day <= 5;
+      const twinDate = `2026-02-${String(day + 2).padStart(2, '0')}`;
+      await recordExpense({ date: twin ? twinDate : date, amountCents: String(twin ? 1000 + day : 5000 + day), vendorName: 'Other Co', accountId: supplies });
+    }
+    expect(importRows('2026-03-12,CARD 4411 PURCHASE,-19.99,', '2026-03-12,MILLER AND SONS FLOUR,-62.00,Miller & Sons')).to.include({ queued: 2 });
+    await recordExpense({ date: '2026-03-11', amountCents: '1999', vendorName: 'Paper Co', accountId: supplies });
+    await recordExpense({ date: '2026-03-11', amountCents: '6200', vendorName: 'Miller & Sons', accountId: supplies });
+    const byLine = new Map(everyItem(await getQueue()).map((item) => [item.amount.cents, item]));
+    // No vendor named: 10 of the 41 payments (the 40, and the expense just recorded) have a twin: 31/41 = 0.756. Vendor named: no twin to the same vendor.
+    expect(byLine.get('1999')).to.deep.include({ proposedAccountId: supplies, confidence: 0.75 });
+    expect(byLine.get('6200')).to.deep.include({ proposedAccountId: supplies, confidence: 1 });
   });
 
   it('accepting the match (without accountId, or with the same one) links the bank line to the expense, posts nothing and takes it off the queue', async () => {
