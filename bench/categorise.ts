@@ -25,12 +25,14 @@ import { performance } from 'node:perf_hooks';
 import { createBusiness } from '../src/books/businesses.js';
 import { categoriserFor } from '../src/books/categorise/index.js';
 import { listPostableAccounts } from '../src/books/chart.js';
-import type { importBankStatement } from '../src/books/import/bank-import.js';
+import { importBankStatement } from '../src/books/import/bank-import.js';
+import { recordExpense } from '../src/books/expenses.js';
 import { parseStatement } from '../src/books/import/statement.js';
 import { IMPORT_CACHE_KIB } from '../src/cli/actions/import.js';
 import { createTenant } from '../src/books/tenants.js';
 import { fixedClock } from '../src/clock.js';
-import { openDb } from '../src/db/connection.js';
+import { inTransaction, openDb } from '../src/db/connection.js';
+import { addDays } from '../src/dates.js';
 import { throwawayBooks } from '../src/db/throwaway-books.js';
 import { projectRoot } from '../src/paths.js';
 import { CLI_ACTOR } from '../src/store/audit.js';
@@ -77,6 +79,59 @@ function reportQuality(scored: Scored[]): void {
   console.log(`no proposal: ${scored.filter((s) => s.confidence === null).length}`);
 }
 
+/**
+ * "Already recorded" proposals on the held-out statement: fresh books with the same history take
+ * the statement into the review queue, then an expense is recorded for every tenth row to a
+ * known payee (its amount, dated 0 to 3 days after the bank line, the line's vendor or a name of
+ * its own when the line has none), as a bookkeeper entering receipts would. Each expense takes
+ * the nearest waiting line of its amount (src/books/expenses.ts); it is right when that line is
+ * the row it was recorded for (or one the same in date, amount and description).
+ */
+async function reportRecordedMatches(heldOut: readonly HeldOutRow[]): Promise<void> {
+  const other = await throwawayBooks('daybook-bench-recorded-');
+  const otherDb = openDb(other.path);
+  try {
+    const clock = fixedClock('2027-03-01T12:00:00.000Z');
+    const tenant = createTenant(otherDb, clock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
+    const business = createBusiness(otherDb, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
+    insertExpenseHistory(otherDb, business, generateExpenseHistory(HISTORY_SEED, historySize, '2024-11-01', 730));
+    const accountIds = new Map(listPostableAccounts(otherDb, business.id).map((account) => [account.name, account.id]));
+    const rows = parseStatement(Buffer.from(statementCsv(heldOut)));
+    importBankStatement(otherDb, clock, CLI_ACTOR, { businessId: business.id, fileName: 'held-out.csv', rows });
+    const matched = otherDb.prepare(
+      'SELECT q.confidence, t.txn_date, t.amount_cents, t.description FROM review_queue_items q JOIN transactions t ON t.id = q.transaction_id WHERE q.recorded_expense_id = ?',
+    );
+    const scored: Array<{ confidence: number; right: boolean }> = [];
+    let unmatched = 0;
+    heldOut.forEach((row, index) => {
+      if (row.kind !== 'known' || index % 10 !== 0) return;
+      const { expenseId } = inTransaction(otherDb, () =>
+        recordExpense(otherDb, clock, CLI_ACTOR, {
+          business,
+          date: addDays(row.date, index % 4),
+          amountCents: row.amountCents,
+          vendor: { name: row.vendorName ?? `Receipt payee ${index}` },
+          accountId: accountIds.get(row.accountName!)!,
+        }),
+      );
+      const line = matched.get(expenseId) as { confidence: number; txn_date: string; amount_cents: bigint; description: string } | undefined;
+      if (!line) unmatched += 1;
+      else scored.push({ confidence: line.confidence, right: line.txn_date === row.date && line.description === row.description });
+    });
+    const byVendor = (named: boolean) => heldOut.filter((row, index) => row.kind === 'known' && index % 10 === 0 && (row.vendorName !== null) === named).length;
+    console.log(`\n"already recorded": ${scored.length + unmatched} expenses recorded for queued lines (${byVendor(true)} naming the vendor, ${byVendor(false)} not); ${unmatched} found no line`);
+    console.log('confidence bucket   matches     right');
+    for (let low = 0; low < 10; low++) {
+      const inBucket = scored.filter((s) => Math.min(9, Math.floor(s.confidence * 10 + 1e-9)) === low);
+      if (inBucket.length === 0) continue;
+      console.log(`[${(low / 10).toFixed(1)}, ${((low + 1) / 10).toFixed(1)}${low === 9 ? ']' : ')'}          ${String(inBucket.length).padStart(7)}   ${share(inBucket.filter((s) => s.right).length, inBucket.length)}`);
+    }
+  } finally {
+    otherDb.close();
+    other.remove();
+  }
+}
+
 function statementCsv(rows: readonly HeldOutRow[]): string {
   const field = (text: string) => `"${text.replaceAll('"', '""')}"`;
   const amount = (cents: bigint) => `-${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
@@ -107,6 +162,7 @@ try {
   const proposeMs = performance.now() - proposeStarted;
   console.log(`history: ${historySize} booked payments (seed ${HISTORY_SEED}); held-out seed ${HELD_OUT_SEED}; categoriser built in ${buildMs.toFixed(1)} ms; ${heldOut.length} proposals in ${proposeMs.toFixed(0)} ms`);
   reportQuality(scored);
+  await reportRecordedMatches(heldOut);
 
   // Speed: the import, in the process and as a whole command, into books with the same history.
   const statement = generateHeldOutStatement({ seed: IMPORT_SEED, known: importRows - 2 * Math.round(importRows / 22), unseen: Math.round(importRows / 22), meaningless: Math.round(importRows / 22), startDate: '2026-11-01', days: 90 });
