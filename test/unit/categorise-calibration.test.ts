@@ -26,12 +26,20 @@ describe('the categoriser calibrates its scores on the business’s own history'
     });
 
     it(`pools a band of fewer than ${enough} proposals with the neighbour nearer in accuracy; a band with none stays null`, () => {
-      // 29 of 29 and 1 of 2 break the order: pooled to 30 of 31. 30 of 30 then 29 of 30: pooled to 59 of 60.
-      expect(monotoneBands([{ right: enough - 1, all: enough - 1 }, { right: 0, all: 0 }, { right: 1, all: 2 }, { right: 30, all: 30 }, { right: 29, all: 30 }])).to.deep.equal([30 / 31, null, 30 / 31, 59 / 60, 59 / 60]);
       // 10 of 20 (0.5) sits between 0.45 and 0.9: it joins 0.45, the nearer.
       expect(monotoneBands([{ right: 18, all: 40 }, { right: 10, all: 20 }, { right: 45, all: 50 }])).to.deep.equal([28 / 60, 28 / 60, 0.9]);
       // ... and 0.85 of 20 between 0.5 and 0.9 joins 0.9.
       expect(monotoneBands([{ right: 20, all: 40 }, { right: 17, all: 20 }, { right: 45, all: 50 }])).to.deep.equal([0.5, 62 / 70, 62 / 70]);
+      // 0 of 0 in the middle stays null; 29 of 29 then 1 of 2 break the order and pool to 30 of 31.
+      expect(monotoneBands([{ right: 20, all: 40 }, { right: 0, all: 0 }, { right: 29, all: 29 }, { right: 1, all: 2 }, { right: 45, all: 45 }])).to.deep.equal([0.5, null, null, null, 1]);
+    });
+
+    it('never pools a band with too few proposals of its own up to the review threshold (0.9) from below it', () => {
+      // Bands 0.0 to 0.1 and 0.2 to 0.3, 30 of 31 pooled: each too small to say it belongs at 0.97.
+      expect(monotoneBands([{ right: enough - 1, all: enough - 1 }, { right: 0, all: 0 }, { right: 1, all: 2 }, { right: 30, all: 30 }, { right: 29, all: 30 }])).to.deep.equal([null, null, null, 59 / 60, 59 / 60]);
+      // Band 0.9 to 1 may be pooled with a big band under it: that only lowers it.
+      const bands = [...Array.from({ length: 8 }, () => ({ right: 0, all: 0 })), { right: 80, all: 100 }, { right: 10, all: 10 }];
+      expect(monotoneBands(bands).slice(8)).to.deep.equal([90 / 110, 90 / 110]);
     });
 
     it(`calibrates nothing when all the bands together hold fewer than ${enough} proposals`, () => {
@@ -89,15 +97,23 @@ describe('the categoriser calibrates its scores on the business’s own history'
       }
     });
 
-    it('finds a merchant agreement rate from the payments themselves: one booked elsewhere lowers it', () => {
-      const business = booksWith(MIN_CALIBRATION_HISTORY + 100);
+    it('finds a merchant agreement rate from each payee\'s first booking: a payee booked elsewhere lowers it, its later payments do not count', () => {
+      const business = booksWith(2000);
       const before = (categoriserFor(temp.db, business.id) as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy.merchant;
       expect(before).to.be.a('number');
       // Every payment naming a known merchant moved to one account the knowledge never names for it.
+      const merchantAccuracy = () => (categoriserFor(temp.db, business.id) as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy.merchant;
       const other = listPostableAccounts(temp.db, business.id).find((account) => account.name !== 'Travel')!;
-      temp.db.prepare("UPDATE transactions SET ledger_account_id = ? WHERE business_id = ? AND (description LIKE '%SHELL%' OR description LIKE '%Shell%')").run(other.id, business.id);
-      const after = (categoriserFor(temp.db, business.id) as unknown as { knowledgeAccuracy: { merchant: number | null } }).knowledgeAccuracy.merchant;
-      expect(after).to.be.below(before!);
+      const shell = temp.db
+        .prepare("SELECT id FROM transactions WHERE business_id = ? AND description LIKE 'SHELL OIL %' ORDER BY txn_date, created_at, id")
+        .all(business.id) as Array<{ id: string }>;
+      expect(shell.length, 'payments to Shell').to.be.above(2);
+      const moveTo = temp.db.prepare('UPDATE transactions SET ledger_account_id = ? WHERE id = ?');
+      // Every payment but the first, booked elsewhere: the knowledge spoke only for the first.
+      for (const { id } of shell.slice(1)) moveTo.run(other.id, id);
+      expect(merchantAccuracy()).to.equal(before);
+      moveTo.run(other.id, shell[0]!.id);
+      expect(merchantAccuracy()).to.be.below(before!);
     });
   });
 });

@@ -187,18 +187,23 @@ function calibrationFrom(chart: readonly ChartAccount[], oldestFirst: readonly B
 }
 
 /**
- * How often the business books what built-in knowledge names to the account it names, by kind
- * (merchant, keyword), over the latest booked payments: once MIN_CALIBRATION_PROPOSALS of them
- * name a phrase of a kind, that share is the confidence of the kind's proposals, above 0.9
- * when the books bear it out; before, the fixed MERCHANT_CONFIDENCE and KEYWORD_CONFIDENCE.
- * Fresh books so still give every new merchant a look.
+ * How often the business booked a payee that built-in knowledge names to the account it names,
+ * by kind (merchant, keyword), each payee (its vendor, else its description's merchant) counted
+ * once, by its first booked payment among the latest: that first booking is when knowledge is
+ * all there is to go on. Once MIN_CALIBRATION_PROPOSALS payees name a phrase of a kind, that
+ * share is the confidence of the kind's proposals, above 0.9 when the books bear it out;
+ * before, the fixed MERCHANT_CONFIDENCE and KEYWORD_CONFIDENCE. Fresh books so still give
+ * every new merchant a look.
  */
 function knowledgeAccuracyFrom(categoriser: LearnedCategoriser, oldestFirst: readonly BookedExample[]): KnowledgeAccuracy {
   if (oldestFirst.length < MIN_CALIBRATION_HISTORY) return NO_KNOWLEDGE_ACCURACY;
   const counts = { merchant: { right: 0, all: 0 }, keyword: { right: 0, all: 0 } };
+  // Knowledge speaks only for a payee's first payment, so each payee counts once, as it was first booked.
+  const payees = new Set<string>();
   for (const example of oldestFirst.slice(-MAX_CALIBRATION_HISTORY)) {
     const agreement = categoriser.knowledgeAgreement(example);
-    if (!agreement) continue;
+    if (!agreement || payees.has(agreement.payee)) continue;
+    payees.add(agreement.payee);
     counts[agreement.kind].all += 1;
     if (agreement.agrees) counts[agreement.kind].right += 1;
   }
@@ -219,12 +224,22 @@ function bandOf(confidence: number): number {
 export type Calibration = readonly (number | null)[];
 const NO_CALIBRATION: Calibration = Array.from({ length: CALIBRATION_BANDS }, () => null);
 
+/** The score where band `index` begins (bands of 0.1 from 0, as bandOf makes them). */
+function bandFloor(index: number): number {
+  return index / 10;
+}
+
+/** The default of DAYBOOK_REVIEW_CONFIDENCE (config/default.json): the caps below keep guesses under it. */
+const DEFAULT_REVIEW_THRESHOLD = 0.9;
+
 /**
  * Each band's accuracy, made non-decreasing from band to band by pooling adjacent bands that
  * break the order (weighted by their proposals); then a pool of fewer than
  * MIN_CALIBRATION_PROPOSALS joins the neighbouring pool nearer to it in accuracy (pooling two
  * neighbours keeps the order), until every pool is large enough. A band with no proposals, or
- * every band when all of them together are too few, is null and keeps its scores.
+ * every band when all of them together are too few, is null and keeps its scores; so is a band
+ * with too few proposals of its own that pooling would lift from under the review threshold
+ * to it or above (its few proposals cannot say it belongs there).
  */
 export function monotoneBands(bands: ReadonlyArray<{ right: number; all: number }>): Calibration {
   type Pool = { bands: number[]; right: number; all: number };
@@ -247,7 +262,14 @@ export function monotoneBands(bands: ReadonlyArray<{ right: number; all: number 
     else pools.splice(small, 2, joined(pool, above!));
   }
   const out: Array<number | null> = bands.map(() => null);
-  for (const pool of pools) if (pool.all >= MIN_CALIBRATION_PROPOSALS) for (const index of pool.bands) out[index] = rate(pool);
+  for (const pool of pools) {
+    if (pool.all < MIN_CALIBRATION_PROPOSALS) continue;
+    for (const index of pool.bands) {
+      // A band too small to speak for itself is never pooled up to the review threshold.
+      const lifted = bands[index]!.all < MIN_CALIBRATION_PROPOSALS && rate(pool) >= DEFAULT_REVIEW_THRESHOLD && bandFloor(index) < DEFAULT_REVIEW_THRESHOLD;
+      out[index] = lifted ? null : rate(pool);
+    }
+  }
   return out;
 
   function joined(a: Pool, b: Pool): Pool {
@@ -349,10 +371,13 @@ class LearnedCategoriser implements Categoriser {
   }
 
   /** Whether built-in knowledge names a phrase of this booked payment, and whether the payment was booked where it says. */
-  knowledgeAgreement(example: BookedExample): { kind: KnowledgeKind; agrees: boolean } | undefined {
-    const known = findKnownPhrase(allWords(present(example.vendorName), present(example.description)), (name) => this.allowedByName.has(name));
+  knowledgeAgreement(example: BookedExample): { kind: KnowledgeKind; agrees: boolean; payee: string } | undefined {
+    const vendorName = present(example.vendorName);
+    const description = present(example.description);
+    const known = findKnownPhrase(allWords(vendorName, description), (name) => this.allowedByName.has(name));
     if (!known) return undefined;
-    return { kind: known.kind, agrees: this.allowedByName.get(known.accountName)?.id === example.accountId };
+    const payee = vendorName ?? merchantKeyWords(description).join(' ');
+    return { kind: known.kind, agrees: this.allowedByName.get(known.accountName)?.id === example.accountId, payee };
   }
 
   /** What the payee's own history alone proposes, uncalibrated: for measuring calibration. */
