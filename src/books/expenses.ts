@@ -148,9 +148,9 @@ interface ExpenseToMatch {
  */
 function matchWaitingBankLine(db: Db, expense: ExpenseToMatch): string | undefined {
   if (!linesWaiting(db, expense.businessId)) return undefined;
-  const item = one<{ id: string; txn_date: string; vendor_named: number }>(
+  const item = one<{ id: string; txn_date: string; vendor_named: number; candidates: bigint }>(
     db,
-    `SELECT q.id, t.txn_date, t.vendor_id IS NOT NULL AS vendor_named
+    `SELECT q.id, t.txn_date, t.vendor_id IS NOT NULL AS vendor_named, count(*) OVER () AS candidates
      FROM review_queue_items q
      JOIN transactions t ON t.id = q.transaction_id
      LEFT JOIN vendors v ON v.id = t.vendor_id
@@ -168,11 +168,13 @@ function matchWaitingBankLine(db: Db, expense: ExpenseToMatch): string | undefin
     expense.date,
   );
   if (!item) return undefined;
-  const confidence = recordedMatchConfidence(db, expense.businessId, Number(item.vendor_named) === 1);
+  const candidates = Number(item.candidates);
+  const confidence = recordedMatchConfidence(db, expense.businessId, Number(item.vendor_named) === 1, candidates);
   const rationale =
     `Already recorded as expense ${expense.expenseId} (${expense.date}, ${expense.vendor.name}): ` +
     `the same amount${Number(item.vendor_named) === 1 ? ' and vendor' : ''}, ` +
-    `dated ${item.txn_date === expense.date ? 'the same day' : `within ${RECORDED_MATCH_DAYS} days`}. ` +
+    `dated ${item.txn_date === expense.date ? 'the same day' : `within ${RECORDED_MATCH_DAYS} days`}` +
+    `${candidates > 1 ? `, the nearest in date of ${candidates} waiting bank lines that fit` : ''}. ` +
     'Accepting links this bank line to that expense and posts nothing new.';
   run(
     db,

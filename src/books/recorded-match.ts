@@ -25,13 +25,21 @@ interface Payment {
   vendorId: string | null;
 }
 
-/** The confidence of a match for a line that names its vendor (`vendorNamed`) or not, in this business. */
-export function recordedMatchConfidence(db: Db, businessId: string, vendorNamed: boolean): number {
-  const fixed = vendorNamed ? RECORDED_MATCH_CONFIDENCE.vendorNamed : RECORDED_MATCH_CONFIDENCE.noVendor;
+/**
+ * The confidence of a match for a line that names its vendor (`vendorNamed`) or not, in this
+ * business, when `candidates` waiting lines fit the expense (the nearest was taken): with more
+ * than one, the match is a choice among them and is worth at most 1 / candidates, whatever the
+ * books say of twins in general.
+ */
+export function recordedMatchConfidence(db: Db, businessId: string, vendorNamed: boolean, candidates = 1): number {
   const measured = bookedPayments(db, businessId).filter((payment) => !vendorNamed || payment.vendorId !== null);
-  if (measured.length < MIN_MEASURED_PAYMENTS) return fixed;
-  const alone = measured.length - withTwins(measured, vendorNamed);
-  return Math.floor((alone / measured.length) * 100 + 1e-9) / 100;
+  const likely =
+    measured.length >= MIN_MEASURED_PAYMENTS
+      ? (measured.length - withTwins(measured, vendorNamed)) / measured.length
+      : vendorNamed
+        ? RECORDED_MATCH_CONFIDENCE.vendorNamed
+        : RECORDED_MATCH_CONFIDENCE.noVendor;
+  return Math.floor(Math.min(likely, 1 / Math.max(1, candidates)) * 100 + 1e-9) / 100;
 }
 
 /**
@@ -39,18 +47,20 @@ export function recordedMatchConfidence(db: Db, businessId: string, vendorNamed:
  * the expense's journal entry and is the same payment, not its twin.
  */
 function bookedPayments(db: Db, businessId: string): Payment[] {
-  return all<{ txn_date: string; amount_cents: bigint; vendor_id: string | null }>(
-    db,
-    `SELECT min(txn_date) AS txn_date, amount_cents, max(vendor_id) AS vendor_id
-     FROM transactions
-     WHERE business_id = ? AND direction = 'out' AND journal_entry_id IS NOT NULL
-     GROUP BY journal_entry_id
-     ORDER BY txn_date DESC
-     LIMIT ?`,
-    businessId,
-    MAX_MEASURED_PAYMENTS,
-  ).map((row) => ({ date: row.txn_date, amountCents: row.amount_cents, vendorId: row.vendor_id }));
+  // A linked bank line and its expense are two rows of one payment: twice the rows, then grouped.
+  return all<{ txn_date: string; amount_cents: bigint; vendor_id: string | null }>(db, BOOKED_PAYMENTS_SQL, businessId, 2 * MAX_MEASURED_PAYMENTS).map(
+    (row) => ({ date: row.txn_date, amountCents: row.amount_cents, vendorId: row.vendor_id }),
+  );
 }
+
+/** The latest booked money out of a business (its register index, newest first), one row per journal entry. */
+export const BOOKED_PAYMENTS_SQL = `SELECT min(txn_date) AS txn_date, amount_cents, max(vendor_id) AS vendor_id
+  FROM (SELECT txn_date, amount_cents, vendor_id, journal_entry_id
+        FROM transactions
+        WHERE business_id = ? AND direction = 'out' AND journal_entry_id IS NOT NULL
+        ORDER BY txn_date DESC, created_at DESC, id DESC
+        LIMIT ?)
+  GROUP BY journal_entry_id`;
 
 /** How many of `payments` have another of the same amount (and vendor, `sameVendor`) within RECORDED_MATCH_DAYS. */
 export function withTwins(payments: readonly Payment[], sameVendor: boolean): number {

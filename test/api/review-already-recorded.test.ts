@@ -86,6 +86,16 @@ describe('the review queue never books an expense twice', () => {
     expect(byLine.get('6200')).to.deep.include({ proposedAccountId: supplies, confidence: 1 });
   });
 
+  it('scores a match among several waiting lines that fit at 1 / their number, and says so', async () => {
+    expect(importRows('2026-03-09,CARD 4411 PURCHASE,-19.99,', '2026-03-12,CARD 9921 PURCHASE,-19.99,', '2026-03-13,CARD 7710 PURCHASE,-19.99,')).to.include({ queued: 3 });
+    const supplies = accountIdByName(app.db, tenant.business.id, 'Office Supplies');
+    await recordExpense({ date: '2026-03-11', amountCents: '1999', vendorName: 'Paper Co', accountId: supplies });
+    const matched = everyItem(await getQueue()).filter((item) => item.rationale?.startsWith('Already recorded'));
+    expect(matched).to.have.length(1);
+    expect(matched[0]).to.deep.include({ date: '2026-03-12', confidence: 0.33 });
+    expect(matched[0]!.rationale).to.include('the nearest in date of 3 waiting bank lines that fit');
+  });
+
   it('accepting the match (without accountId, or with the same one) links the bank line to the expense, posts nothing and takes it off the queue', async () => {
     importRows('2026-03-08,MILLER AND SONS FLOUR,-62.00,Miller & Sons', '2026-03-09,BAKERY SUPPLY,-30.00,Bakery Supply');
     const supplies = accountIdByName(app.db, tenant.business.id, 'Office Supplies');

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { CUSTOMER_LIST } from '../../src/books/customers.js';
 import { nameListQuery } from '../../src/store/paging.js';
+import { BOOKED_PAYMENTS_SQL } from '../../src/books/recorded-match.js';
 import { registerQuery, type TransactionFilters } from '../../src/books/transactions.js';
 import { VENDOR_LIST } from '../../src/books/vendors.js';
 import type { Db } from '../../src/db/connection.js';
@@ -70,4 +71,18 @@ describe('query plans of the paged lists', () => {
       }
     });
   }
+});
+
+describe('query plan of the "already recorded" measure (src/books/recorded-match.ts)', () => {
+  let temp: TempDb;
+  before(async () => {
+    temp = await freshDb();
+  });
+  after(() => temp.close());
+
+  it('reads the latest payments down the register index, never the whole table, and never sorts them', () => {
+    const steps = plan(temp.db, { sql: BOOKED_PAYMENTS_SQL, params: ['b', 4000] });
+    expect(steps.join('\n')).to.match(/SEARCH transactions USING INDEX transactions_register \(business_id=\?\)/);
+    expect(steps.join('\n')).not.to.match(/SCAN transactions|TEMP B-TREE FOR ORDER BY/);
+  });
 });
