@@ -90,6 +90,8 @@ export interface BankImportResult {
 }
 
 export const DEFAULT_PROGRESS_EVERY = 5000;
+/** Rows decided, then written, together: enough to keep the two apart, few enough to hold in memory. */
+const IMPORT_CHUNK_ROWS = 5000;
 
 const SOURCE: TransactionSource = 'csv';
 /** A new row's direction and status: money out waiting for review, money in recorded, a payout waiting for review. */
@@ -128,10 +130,11 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const seen = new Map<string, number>();
     const createdAt = nowIso(clock);
     const problems: StatementProblem[] = [];
-    // Every row is decided first (its fingerprint looked up, its proposal made), then the new
+    // The rows of a chunk are decided first (fingerprint looked up, proposal made), then the new
     // ones are written in one run of inserts: the categoriser's work and SQLite's each keep the
-    // processor's caches to themselves, and the fingerprint look-ups search the index as it was
-    // before the file (no two of the file's rows share a fingerprint: each has its position).
+    // processor's caches to themselves. A fingerprint look-up may so miss rows of its own chunk
+    // not written yet, which changes nothing: no two of the file's rows share a fingerprint
+    // (each has its position).
     const newRows: ImportedRow[] = [];
     let duplicates = 0;
     let alreadyRecorded = 0;
@@ -171,7 +174,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
       newRows.push({ transaction: newTransaction(row, row.amountCents, null, PAYOUT, proposal.rationale, fingerprint), proposal });
     };
 
-    input.rows.forEach((row, index) => {
+    const decide = (row: StatementRow): void => {
       assertRow(row);
       const described = descriptionKey(row.description);
       const sameKey = JSON.stringify([row.date, row.amountCents.toString(), described]);
@@ -199,15 +202,21 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
         newRows.push({ transaction: newTransaction(row, row.amountCents, null, IN, null, fingerprint), proposal: null });
         moneyIn += 1;
       }
-      const done = index + 1;
-      if (options.onProgress && done % every === 0 && done < input.rows.length) options.onProgress(done, input.rows.length);
-    });
+    };
+
+    const total = input.rows.length;
+    for (let start = 0; start < total; start += IMPORT_CHUNK_ROWS) {
+      const end = Math.min(start + IMPORT_CHUNK_ROWS, total);
+      for (let index = start; index < end; index += 1) decide(input.rows[index]!);
+      for (const { transaction, proposal } of newRows) {
+        insertImported(db, transaction);
+        if (proposal !== null) insertReviewItem(db, transaction, proposal);
+      }
+      newRows.length = 0;
+      if (options.onProgress) for (let done = (Math.floor(start / every) + 1) * every; done <= end && done < total; done += every) options.onProgress(done, total);
+    }
     // Throwing rolls back every row written above: all rows or none.
     if (problems.length > 0) throw new StatementRefused(problems);
-    for (const { transaction, proposal } of newRows) {
-      insertImported(db, transaction);
-      if (proposal !== null) insertReviewItem(db, transaction, proposal);
-    }
 
     const imported = queued + moneyIn;
     if (imported + duplicates + alreadyRecorded !== input.rows.length) throw new Error('importBankStatement: every row is imported, a duplicate or already recorded');
