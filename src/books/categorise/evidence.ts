@@ -67,8 +67,12 @@ export class Tally {
 export class NearKeys {
   static readonly MIN_CHARS = 5;
   private readonly byVariant = new Map<string, string[]>();
+  /** Keys already added: a payee's every booking adds its key again. */
+  private readonly added = new Set<string>();
 
   add(key: string): void {
+    if (this.added.has(key)) return;
+    this.added.add(key);
     if ([...key].length < NearKeys.MIN_CHARS) return;
     for (const variant of variants(key)) {
       const keys = this.byVariant.get(variant);
