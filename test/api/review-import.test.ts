@@ -96,6 +96,17 @@ describe('a bank statement from import to accepted over HTTP', () => {
     expectBooksBalance();
   });
 
+  it('counts the bank line of a recorded expense as a duplicate when the statement comes again, though the expense is dated days outside it', async () => {
+    const supplies = accountIdByName(app.db, tenant.business.id, 'Office Supplies');
+    // The expense is dated 5 days before the statement's only day: it takes the line's fingerprint.
+    const recorded = await app.post('/api/v1/expenses', tenant.key, { date: '2026-03-07', amountCents: '4599', vendorName: 'Crema Coffee Roasters', accountId: supplies });
+    expect(recorded.status, recorded.text).to.equal(201);
+    const statement = ['2026-03-12,CREMA COFFEE ROASTERS,-45.99,Crema Coffee Roasters'];
+    expect(importRows(...statement)).to.include({ alreadyRecorded: 1, queued: 0, duplicates: 0 });
+    expect(importRows(...statement)).to.include({ alreadyRecorded: 0, queued: 0, duplicates: 1 });
+    expect(everyItem(await getQueue())).to.deep.equal([]);
+  });
+
   it('refuses a statement with new money out in a closed period, and the queue stays as it was', async () => {
     lockPeriod(app.db, app.clock, TEST_ACTOR, tenant.business.id, '2026-02-28');
     expect(() => importRows('2026-02-27,Rent,-1200.00,', '2026-03-02,Coffee,-4.50,')).to.throw(/row 1: date 2026-02-27 falls in a closed period/);

@@ -125,6 +125,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const businessAccounts = new Set(all<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ?', business.id).map((account) => account.id));
     const closedThrough = lockedThrough(db, business.id);
     const recordedExpenses = recordedExpenseMatcher(db, business.id, input.rows);
+    const alreadyImported = importedFingerprints(db, business.id, input.rows);
     const clearingAccountId = payoutAccount(db, business.id);
     const vendorIds = new Map<string, string>();
     const seen = new Map<string, number>();
@@ -181,7 +182,7 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
       const position = (seen.get(sameKey) ?? 0) + 1;
       seen.set(sameKey, position);
       const fingerprint = fingerprintOf(business.id, row, described, position);
-      if (one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', business.id, fingerprint)) {
+      if (alreadyImported.has(fingerprint)) {
         duplicates += 1;
       } else if (row.amountCents < 0n) {
         const amountCents = -row.amountCents;
@@ -244,6 +245,31 @@ function payoutAccount(db: Db, businessId: string): string | null {
   const used = one(db, 'SELECT 1 AS found FROM journal_lines WHERE ledger_account_id = ? LIMIT 1', clearing.id) !== undefined;
   return used || findCardProcessor(db, businessId) !== undefined ? clearing.id : null;
 }
+
+/** At most this many fingerprints are read ahead; past it, each row is looked up on its own. */
+const MAX_FINGERPRINTS_READ = 200_000;
+
+/**
+ * Whether a row's fingerprint is in the books already, read once instead of looked up per row:
+ * the fingerprints of the business's rows dated from the file's first date to its last, widened
+ * by RECORDED_MATCH_DAYS each way. A fingerprint holds its bank row's date; an imported row has
+ * that date, and an expense that took a row's fingerprint (alreadyRecorded) is dated within
+ * RECORDED_MATCH_DAYS of it, so no row outside the range can match. Where the books hold more
+ * than MAX_FINGERPRINTS_READ rows in those dates, each row is looked up in the index as before.
+ */
+export function importedFingerprints(db: Db, businessId: string, rows: readonly StatementRow[], maxRead = MAX_FINGERPRINTS_READ): { has(fingerprint: string): boolean } {
+  const dates = rows.map((row) => row.date).sort();
+  const from = dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS);
+  const to = dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS);
+  const found = all<{ import_fingerprint: string }>(db, IMPORTED_IN_DATES_SQL, businessId, from, to, maxRead + 1);
+  if (found.length <= maxRead) return new Set(found.map((row) => row.import_fingerprint));
+  return { has: (fingerprint) => one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', businessId, fingerprint) !== undefined };
+}
+
+/** The fingerprints of a business's imported rows dated within a range, down the register index. */
+export const IMPORTED_IN_DATES_SQL = `SELECT import_fingerprint FROM transactions
+  WHERE business_id = ? AND txn_date BETWEEN ? AND ? AND import_fingerprint IS NOT NULL
+  LIMIT ?`;
 
 /** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
 export function dayWithinYears(date: string, days: number): string {

@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { importBankStatement, importedFingerprints, importFingerprint } from '../../src/books/import/bank-import.js';
+import { parseStatement } from '../../src/books/import/statement.js';
+import { freshDb, type TempDb } from '../support/db.js';
+import { buildBusiness, TEST_ACTOR, testClock } from '../support/factories.js';
+
+/** The import reads the fingerprints it may meet once (src/books/import/bank-import.ts), or looks each up past a bound. */
+describe('importedFingerprints', () => {
+  let temp: TempDb;
+  before(async () => {
+    temp = await freshDb();
+  });
+  after(() => temp.close());
+
+  it('answers as the index does, read ahead or looked up one by one past its bound', () => {
+    const clock = testClock();
+    const business = buildBusiness(temp.db, clock);
+    const csv = ['date,description,amount', '2026-03-01,Coffee,-4.50', '2026-03-02,Paper,-12.00', '2026-03-02,Paper,-12.00', '2026-03-09,Rent,-900.00'].join('\n');
+    const rows = parseStatement(Buffer.from(csv));
+    importBankStatement(temp.db, clock, TEST_ACTOR, { businessId: business.id, fileName: 'march.csv', rows });
+    const stored = [importFingerprint(business.id, rows[0]!, 1), importFingerprint(business.id, rows[1]!, 1), importFingerprint(business.id, rows[1]!, 2), importFingerprint(business.id, rows[3]!, 1)];
+    const absent = [importFingerprint(business.id, rows[1]!, 3), importFingerprint(business.id, { ...rows[0]!, date: '2026-03-03' }, 1)];
+    for (const maxRead of [200_000, 2]) {
+      const known = importedFingerprints(temp.db, business.id, rows, maxRead);
+      for (const fingerprint of stored) expect(known.has(fingerprint), `stored, bound ${maxRead}`).to.equal(true);
+      for (const fingerprint of absent) expect(known.has(fingerprint), `absent, bound ${maxRead}`).to.equal(false);
+    }
+  });
+});
