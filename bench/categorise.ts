@@ -22,7 +22,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { createBusiness } from '../src/books/businesses.js';
+import { type Business, createBusiness } from '../src/books/businesses.js';
 import { categoriserFor } from '../src/books/categorise/index.js';
 import { listPostableAccounts } from '../src/books/chart.js';
 import { importBankStatement } from '../src/books/import/bank-import.js';
@@ -30,8 +30,8 @@ import { recordExpense } from '../src/books/expenses.js';
 import { parseStatement } from '../src/books/import/statement.js';
 import { IMPORT_CACHE_KIB } from '../src/cli/actions/import.js';
 import { createTenant } from '../src/books/tenants.js';
-import { fixedClock } from '../src/clock.js';
-import { inTransaction, openDb } from '../src/db/connection.js';
+import { type Clock, fixedClock } from '../src/clock.js';
+import { type Db, inTransaction, openDb } from '../src/db/connection.js';
 import { addDays } from '../src/dates.js';
 import { throwawayBooks } from '../src/db/throwaway-books.js';
 import { projectRoot } from '../src/paths.js';
@@ -60,6 +60,24 @@ function share(part: number, whole: number): string {
   return whole === 0 ? '-' : `${(part / whole).toFixed(3)} (${part}/${whole})`;
 }
 
+/** How many of `scored` fall in each confidence bucket of 0.1, and how many of those were right. */
+function printBuckets(what: string, scored: ReadonlyArray<{ confidence: number | null; right: boolean }>): void {
+  console.log(`confidence bucket   ${what.padEnd(9)}   right`);
+  for (let low = 0; low < 10; low++) {
+    const inBucket = scored.filter((s) => s.confidence !== null && Math.min(9, Math.floor(s.confidence * 10 + 1e-9)) === low);
+    if (inBucket.length === 0) continue;
+    console.log(`[${(low / 10).toFixed(1)}, ${((low + 1) / 10).toFixed(1)}${low === 9 ? ']' : ')'}          ${String(inBucket.length).padStart(9)}   ${share(inBucket.filter((s) => s.right).length, inBucket.length)}`);
+  }
+}
+
+/** A business with the bench's booked history (HISTORY_SEED), in `db`. */
+function businessWithHistory(db: Db, clock: Clock): Business {
+  const tenant = createTenant(db, clock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
+  const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
+  insertExpenseHistory(db, business, generateExpenseHistory(HISTORY_SEED, historySize, '2024-11-01', 730));
+  return business;
+}
+
 function reportQuality(scored: Scored[]): void {
   const confident = scored.filter((s) => s.confidence !== null && s.confidence >= THRESHOLD);
   const known = scored.filter((s) => s.row.kind === 'known');
@@ -70,12 +88,7 @@ function reportQuality(scored: Scored[]): void {
   console.log(`  with the vendor column:          ${coverage(known.filter((s) => s.row.vendorName !== null))}`);
   console.log(`  without it:                      ${coverage(known.filter((s) => s.row.vendorName === null))}`);
   console.log(`meaningless rows at ${THRESHOLD} or more:    ${confident.filter((s) => s.row.kind === 'meaningless').length}`);
-  console.log('confidence bucket   proposals   right');
-  for (let low = 0; low < 10; low++) {
-    const inBucket = scored.filter((s) => s.confidence !== null && Math.min(9, Math.floor(s.confidence * 10 + 1e-9)) === low);
-    if (inBucket.length === 0) continue;
-    console.log(`[${(low / 10).toFixed(1)}, ${((low + 1) / 10).toFixed(1)}${low === 9 ? ']' : ')'}          ${String(inBucket.length).padStart(9)}   ${share(inBucket.filter((s) => s.right).length, inBucket.length)}`);
-  }
+  printBuckets('proposals', scored);
   console.log(`no proposal: ${scored.filter((s) => s.confidence === null).length}`);
 }
 
@@ -92,9 +105,7 @@ async function reportRecordedMatches(heldOut: readonly HeldOutRow[]): Promise<vo
   const otherDb = openDb(other.path);
   try {
     const clock = fixedClock('2027-03-01T12:00:00.000Z');
-    const tenant = createTenant(otherDb, clock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-    const business = createBusiness(otherDb, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
-    insertExpenseHistory(otherDb, business, generateExpenseHistory(HISTORY_SEED, historySize, '2024-11-01', 730));
+    const business = businessWithHistory(otherDb, clock);
     const accountIds = new Map(listPostableAccounts(otherDb, business.id).map((account) => [account.name, account.id]));
     const rows = parseStatement(Buffer.from(statementCsv(heldOut)));
     importBankStatement(otherDb, clock, CLI_ACTOR, { businessId: business.id, fileName: 'held-out.csv', rows });
@@ -120,12 +131,7 @@ async function reportRecordedMatches(heldOut: readonly HeldOutRow[]): Promise<vo
     });
     const byVendor = (named: boolean) => heldOut.filter((row, index) => row.kind === 'known' && index % 10 === 0 && (row.vendorName !== null) === named).length;
     console.log(`\n"already recorded": ${scored.length + unmatched} expenses recorded for queued lines (${byVendor(true)} naming the vendor, ${byVendor(false)} not); ${unmatched} found no line`);
-    console.log('confidence bucket   matches     right');
-    for (let low = 0; low < 10; low++) {
-      const inBucket = scored.filter((s) => Math.min(9, Math.floor(s.confidence * 10 + 1e-9)) === low);
-      if (inBucket.length === 0) continue;
-      console.log(`[${(low / 10).toFixed(1)}, ${((low + 1) / 10).toFixed(1)}${low === 9 ? ']' : ')'}          ${String(inBucket.length).padStart(7)}   ${share(inBucket.filter((s) => s.right).length, inBucket.length)}`);
-    }
+    printBuckets('matches', scored);
   } finally {
     otherDb.close();
     other.remove();
@@ -144,9 +150,7 @@ const db = openDb(books.path);
 db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
 try {
   const clock = fixedClock('2026-11-27T12:00:00.000Z');
-  const tenant = createTenant(db, clock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-  const business = createBusiness(db, clock, CLI_ACTOR, { tenantId: tenant.id, name: 'Bench Business' });
-  insertExpenseHistory(db, business, generateExpenseHistory(HISTORY_SEED, historySize, '2024-11-01', 730));
+  const business = businessWithHistory(db, clock);
   const accountIds = new Map(listPostableAccounts(db, business.id).map((account) => [account.name, account.id]));
 
   const buildStarted = performance.now();
@@ -179,9 +183,7 @@ try {
   const other = await throwawayBooks('daybook-bench-import-');
   try {
     const otherDb = openDb(other.path);
-    const otherTenant = createTenant(otherDb, clock, CLI_ACTOR, { name: 'Bench Firm', plan: 'large' });
-    const otherBusiness = createBusiness(otherDb, clock, CLI_ACTOR, { tenantId: otherTenant.id, name: 'Bench Business' });
-    insertExpenseHistory(otherDb, otherBusiness, generateExpenseHistory(HISTORY_SEED, historySize, '2024-11-01', 730));
+    const otherBusiness = businessWithHistory(otherDb, clock);
     otherDb.close();
     const file = join(dirname(other.path), 'bench.csv');
     writeFileSync(file, csv);
