@@ -260,9 +260,10 @@ describe('daybook import bank', () => {
       await expectRefused(statement('2026-03-02,  ,-3.00,'), ['row 2: description is empty']);
     });
 
-    it('a description over 2000 characters (2000 is fine)', async () => {
-      await expectRefused(statement(`2026-03-02,${'é'.repeat(2000)},-3.00,`, `2026-03-02,${'x'.repeat(2001)},-3.00,`), [
+    it('a description over 2000 characters (2000 is fine, counted in characters, not UTF-16 units)', async () => {
+      await expectRefused(statement(`2026-03-02,${'é'.repeat(2000)},-3.00,`, `2026-03-02,${'x'.repeat(2001)},-3.00,`, `2026-03-02,${'😀'.repeat(2000)},-3.00,`, `2026-03-02,${'😀'.repeat(2001)},-3.00,`), [
         'row 3: description is longer than 2000 characters',
+        'row 5: description is longer than 2000 characters',
       ]);
     });
 

@@ -171,6 +171,8 @@ export function parseStatementAmount(field: string): bigint | string {
 
 /** At most MAX_DESCRIPTION_CHARS code points: what the transactions table takes as a description or rationale. */
 export function withinDescriptionLimit(text: string): boolean {
+  // No more characters than UTF-16 units: only a long text needs counting.
+  if (text.length <= MAX_DESCRIPTION_CHARS) return true;
   let count = 0;
   for (const _ of text) count += 1;
   return count <= MAX_DESCRIPTION_CHARS;
