@@ -27,6 +27,8 @@ export class Tally {
   lastAccountId: string | null = null;
   /** How many of the latest bookings in a row went to lastAccountId. */
   lastRun = 0;
+  /** Bookings added so far: what a value worked out from the tally is kept against. */
+  changes = 0;
 
   constructor(
     /** How the rationale names the key: a vendor's canonical name, or a merchant key's words. */
@@ -37,6 +39,7 @@ export class Tally {
 
   /** One booking; `weight` more than 1 for a booking that corrected a proposal (CORRECTION_WEIGHT). */
   add(accountId: string, logAmount: number, weight = 1): void {
+    this.changes += 1;
     this.total += 1;
     this.weight = this.weight * RECENCY_DECAY + weight;
     for (const evidence of this.accounts.values()) {
@@ -141,6 +144,8 @@ export class WordStats {
   /** word -> payee key -> account -> bookings. */
   private readonly counts = new Map<string, Map<string, Map<string, number>>>();
   private readonly cache = new Map<string, WordEvidence>();
+  /** word -> payee key -> the word's evidence without that payee's bookings, as worked out last. */
+  private readonly withoutSource = new Map<string, Map<string, WordEvidence>>();
 
   add(words: readonly string[], source: string, accountId: string): void {
     for (const word of words) {
@@ -156,6 +161,7 @@ export class WordStats {
       }
       byAccount.set(accountId, (byAccount.get(accountId) ?? 0) + 1);
       this.cache.delete(word);
+      this.withoutSource.delete(word);
     }
   }
 
@@ -171,8 +177,14 @@ export class WordStats {
     }
     const own = excludeSource === null ? undefined : bySource.get(excludeSource);
     if (!own) return all;
-    const rest: WordEvidence = { sources: all.sources, byAccount: new Map(all.byAccount) };
-    addShares(rest, own, -1);
+    let without = this.withoutSource.get(word);
+    if (!without) this.withoutSource.set(word, (without = new Map()));
+    let rest = without.get(excludeSource!);
+    if (!rest) {
+      rest = { sources: all.sources, byAccount: new Map(all.byAccount) };
+      addShares(rest, own, -1);
+      without.set(excludeSource!, rest);
+    }
     return rest;
   }
 }

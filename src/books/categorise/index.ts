@@ -329,6 +329,8 @@ class LearnedCategoriser implements Categoriser {
   private readonly nearKeys = new NearKeys();
   private readonly words = new WordStats();
   private calibration: Calibration = NO_CALIBRATION;
+  /** rankedAccounts, per tally, as of its last change. */
+  private readonly ranked = new WeakMap<Tally, { changes: number; allowed: Array<[string, AccountEvidence]> }>();
   /** How often this business books what built-in knowledge names where it says, by kind; null where not measured. */
   private knowledgeAccuracy: KnowledgeAccuracy = NO_KNOWLEDGE_ACCURACY;
 
@@ -483,9 +485,7 @@ class LearnedCategoriser implements Categoriser {
       const [accountId, evidence] = tally.accounts.entries().next().value!;
       return this.accounts.get(accountId)?.allowed === true ? { accountId, evidence, amountBeat: null } : undefined;
     }
-    const allowed = [...tally.accounts]
-      .filter(([accountId]) => this.accounts.get(accountId)?.allowed === true)
-      .sort(([a, x], [b, y]) => y.weight - x.weight || this.byCode(a, b));
+    const allowed = this.rankedAccounts(tally);
     const top = allowed[0];
     if (!top) return undefined;
     const distance = (evidence: AccountEvidence) => Math.abs(evidence.logAmountWeight / evidence.weight - logAmount);
@@ -498,6 +498,17 @@ class LearnedCategoriser implements Categoriser {
     const runnerUp = winner === top ? allowed[1] : top;
     const amountBeat = runnerUp && Math.abs(top[1].weight - runnerUp[1].weight) < NEAR_TIE_WEIGHT ? { accountId: runnerUp[0], evidence: runnerUp[1] } : null;
     return { accountId: winner[0], evidence: winner[1], amountBeat };
+  }
+
+  /** A tally's allowed accounts, most (recency-weighted) bookings first, then by code; kept until the tally changes. */
+  private rankedAccounts(tally: Tally): ReadonlyArray<[string, AccountEvidence]> {
+    const kept = this.ranked.get(tally);
+    if (kept && kept.changes === tally.changes) return kept.allowed;
+    const allowed = [...tally.accounts]
+      .filter(([accountId]) => this.accounts.get(accountId)?.allowed === true)
+      .sort(([a, x], [b, y]) => y.weight - x.weight || this.byCode(a, b));
+    this.ranked.set(tally, { changes: tally.changes, allowed });
+    return allowed;
   }
 
   /**
