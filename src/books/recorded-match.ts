@@ -47,10 +47,12 @@ export function recordedMatchConfidence(db: Db, businessId: string, vendorNamed:
  * the expense's journal entry and is the same payment, not its twin.
  */
 function bookedPayments(db: Db, businessId: string): Payment[] {
-  // A linked bank line and its expense are two rows of one payment: twice the rows, then grouped.
-  return all<{ txn_date: string; amount_cents: bigint; vendor_id: string | null }>(db, BOOKED_PAYMENTS_SQL, businessId, 2 * MAX_MEASURED_PAYMENTS).map(
-    (row) => ({ date: row.txn_date, amountCents: row.amount_cents, vendorId: row.vendor_id }),
-  );
+  // A linked bank line and its expense are two rows of one payment: twice the rows, grouped,
+  // then the latest MAX_MEASURED_PAYMENTS of the payments.
+  return all<{ txn_date: string; amount_cents: bigint; vendor_id: string | null }>(db, BOOKED_PAYMENTS_SQL, businessId, 2 * MAX_MEASURED_PAYMENTS)
+    .map((row) => ({ date: row.txn_date, amountCents: row.amount_cents, vendorId: row.vendor_id }))
+    .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0))
+    .slice(0, MAX_MEASURED_PAYMENTS);
 }
 
 /** The latest booked money out of a business (its register index, newest first), one row per journal entry. */

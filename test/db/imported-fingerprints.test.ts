@@ -20,10 +20,12 @@ describe('importedFingerprints', () => {
     importBankStatement(temp.db, clock, TEST_ACTOR, { businessId: business.id, fileName: 'march.csv', rows });
     const stored = [importFingerprint(business.id, rows[0]!, 1), importFingerprint(business.id, rows[1]!, 1), importFingerprint(business.id, rows[1]!, 2), importFingerprint(business.id, rows[3]!, 1)];
     const absent = [importFingerprint(business.id, rows[1]!, 3), importFingerprint(business.id, { ...rows[0]!, date: '2026-03-03' }, 1)];
-    for (const maxRead of [200_000, 2]) {
-      const known = importedFingerprints(temp.db, business.id, rows, maxRead);
-      for (const fingerprint of stored) expect(known.has(fingerprint), `stored, bound ${maxRead}`).to.equal(true);
-      for (const fingerprint of absent) expect(known.has(fingerprint), `absent, bound ${maxRead}`).to.equal(false);
+    // Read ahead (4 rows in the dates, at most 2 a file row); past the bound; a one-row file among more rows of its dates.
+    for (const [file, maxRead] of [[rows, 200_000], [rows, 2], [rows.slice(0, 1), 200_000]] as const) {
+      const known = importedFingerprints(temp.db, business.id, file, maxRead);
+      expect(known instanceof Set, `read ahead for ${file.length} rows, bound ${maxRead}`).to.equal(file.length === rows.length && maxRead > 2);
+      for (const fingerprint of stored) expect(known.has(fingerprint), `stored, ${file.length} rows, bound ${maxRead}`).to.equal(true);
+      for (const fingerprint of absent) expect(known.has(fingerprint), `absent, ${file.length} rows, bound ${maxRead}`).to.equal(false);
     }
   });
 });

@@ -133,8 +133,8 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const problems: StatementProblem[] = [];
     // The rows of a chunk are decided first (fingerprint looked up, proposal made), then the new
     // ones are written in one run of inserts: the categoriser's work and SQLite's each keep the
-    // processor's caches to themselves. A fingerprint look-up may so miss rows of its own chunk
-    // not written yet, which changes nothing: no two of the file's rows share a fingerprint
+    // processor's caches to themselves. The fingerprints looked up are the books' as they were
+    // before the file, which changes nothing: no two of the file's rows share a fingerprint
     // (each has its position).
     const newRows: ImportedRow[] = [];
     let duplicates = 0;
@@ -246,30 +246,37 @@ function payoutAccount(db: Db, businessId: string): string | null {
   return used || findCardProcessor(db, businessId) !== undefined ? clearing.id : null;
 }
 
-/** At most this many fingerprints are read ahead; past it, each row is looked up on its own. */
+/** At most this many of the books' rows are read ahead for their fingerprints... */
 const MAX_FINGERPRINTS_READ = 200_000;
+/** ... and at most this many for each row of the file: past either, each row is looked up on its own. */
+const ROWS_READ_PER_FILE_ROW = 2;
 
 /**
  * Whether a row's fingerprint is in the books already, read once instead of looked up per row:
  * the fingerprints of the business's rows dated from the file's first date to its last, widened
  * by RECORDED_MATCH_DAYS each way. A fingerprint holds its bank row's date; an imported row has
  * that date, and an expense that took a row's fingerprint (alreadyRecorded) is dated within
- * RECORDED_MATCH_DAYS of it, so no row outside the range can match. Where the books hold more
- * than MAX_FINGERPRINTS_READ rows in those dates, each row is looked up in the index as before.
+ * RECORDED_MATCH_DAYS of it, so no row outside the range can match. Reading is worth it only
+ * while the books hold few rows in those dates against the file's (they are counted first, in
+ * the index alone); else, or past `maxRead`, each row is looked up in the fingerprint index.
  */
 export function importedFingerprints(db: Db, businessId: string, rows: readonly StatementRow[], maxRead = MAX_FINGERPRINTS_READ): { has(fingerprint: string): boolean } {
   const dates = rows.map((row) => row.date).sort();
   const from = dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS);
   const to = dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS);
-  const found = all<{ import_fingerprint: string }>(db, IMPORTED_IN_DATES_SQL, businessId, from, to, maxRead + 1);
-  if (found.length <= maxRead) return new Set(found.map((row) => row.import_fingerprint));
+  const inDates = Number(one<{ n: bigint }>(db, ROWS_IN_DATES_SQL, businessId, from, to)!.n);
+  if (inDates <= Math.min(maxRead, ROWS_READ_PER_FILE_ROW * rows.length)) {
+    return new Set(all<{ import_fingerprint: string }>(db, IMPORTED_IN_DATES_SQL, businessId, from, to).map((row) => row.import_fingerprint));
+  }
   return { has: (fingerprint) => one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', businessId, fingerprint) !== undefined };
 }
 
+/** How many of a business's rows are dated within a range: the register index alone. */
+export const ROWS_IN_DATES_SQL = 'SELECT count(*) AS n FROM transactions WHERE business_id = ? AND txn_date BETWEEN ? AND ?';
+
 /** The fingerprints of a business's imported rows dated within a range, down the register index. */
 export const IMPORTED_IN_DATES_SQL = `SELECT import_fingerprint FROM transactions
-  WHERE business_id = ? AND txn_date BETWEEN ? AND ? AND import_fingerprint IS NOT NULL
-  LIMIT ?`;
+  WHERE business_id = ? AND txn_date BETWEEN ? AND ? AND import_fingerprint IS NOT NULL`;
 
 /** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
 export function dayWithinYears(date: string, days: number): string {
