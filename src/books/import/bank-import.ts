@@ -124,8 +124,9 @@ export function importBankStatement(db: Db, clock: Clock, actor: Actor, input: B
     const categoriser = (options.categoriserFor ?? categoriserFor)(db, business.id);
     const businessAccounts = new Set(all<{ id: string }>(db, 'SELECT id FROM ledger_accounts WHERE business_id = ?', business.id).map((account) => account.id));
     const closedThrough = lockedThrough(db, business.id);
-    const recordedExpenses = recordedExpenseMatcher(db, business.id, input.rows);
-    const alreadyImported = importedFingerprints(db, business.id, input.rows);
+    const window = matchWindow(input.rows);
+    const recordedExpenses = recordedExpenseMatcher(db, business.id, window);
+    const alreadyImported = importedFingerprints(db, business.id, window, input.rows.length);
     const clearingAccountId = payoutAccount(db, business.id);
     const vendorIds = new Map<string, string>();
     const seen = new Map<string, number>();
@@ -260,12 +261,9 @@ const ROWS_READ_PER_FILE_ROW = 2;
  * while the books hold few rows in those dates against the file's (they are counted first, in
  * the index alone); else, or past `maxRead`, each row is looked up in the fingerprint index.
  */
-export function importedFingerprints(db: Db, businessId: string, rows: readonly StatementRow[], maxRead = MAX_FINGERPRINTS_READ): { has(fingerprint: string): boolean } {
-  const dates = rows.map((row) => row.date).sort();
-  const from = dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS);
-  const to = dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS);
+export function importedFingerprints(db: Db, businessId: string, { from, to }: MatchWindow, fileRows: number, maxRead = MAX_FINGERPRINTS_READ): { has(fingerprint: string): boolean } {
   const inDates = Number(one<{ n: bigint }>(db, ROWS_IN_DATES_SQL, businessId, from, to)!.n);
-  if (inDates <= Math.min(maxRead, ROWS_READ_PER_FILE_ROW * rows.length)) {
+  if (inDates <= Math.min(maxRead, ROWS_READ_PER_FILE_ROW * fileRows)) {
     return new Set(all<{ import_fingerprint: string }>(db, IMPORTED_IN_DATES_SQL, businessId, from, to).map((row) => row.import_fingerprint));
   }
   return { has: (fingerprint) => one(db, 'SELECT 1 AS found FROM transactions WHERE business_id = ? AND import_fingerprint = ?', businessId, fingerprint) !== undefined };
@@ -277,6 +275,23 @@ export const ROWS_IN_DATES_SQL = 'SELECT count(*) AS n FROM transactions WHERE b
 /** The fingerprints of a business's imported rows dated within a range, down the register index. */
 export const IMPORTED_IN_DATES_SQL = `SELECT import_fingerprint FROM transactions
   WHERE business_id = ? AND txn_date BETWEEN ? AND ? AND import_fingerprint IS NOT NULL`;
+
+/** The dates a file's rows can meet in the books: its first date less RECORDED_MATCH_DAYS to its last plus as many. */
+export interface MatchWindow {
+  from: string;
+  to: string;
+}
+
+/** The file's MatchWindow, from one pass over its (non-empty) rows. */
+export function matchWindow(rows: readonly StatementRow[]): MatchWindow {
+  let first = rows[0]!.date;
+  let last = first;
+  for (const { date } of rows) {
+    if (date < first) first = date;
+    if (date > last) last = date;
+  }
+  return { from: dayWithinYears(first, -RECORDED_MATCH_DAYS), to: dayWithinYears(last, RECORDED_MATCH_DAYS) };
+}
 
 /** `date` moved by `days`, kept within the years 0000 to 9999 that dates are written in. */
 export function dayWithinYears(date: string, days: number): string {
@@ -300,8 +315,7 @@ interface RecordedExpense {
  * the same vendor (by name_key) when the row names one; the nearest in date, then the first
  * recorded. A taken expense is not offered again.
  */
-function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly StatementRow[]) {
-  const dates = rows.map((row) => row.date).sort();
+function recordedExpenseMatcher(db: Db, businessId: string, { from, to }: MatchWindow) {
   const byAmount = new Map<bigint, RecordedExpense[]>();
   const candidates = all<{ id: string; txn_date: string; amount_cents: bigint; vendor_key: string | null; created_at: string }>(
     db,
@@ -313,8 +327,8 @@ function recordedExpenseMatcher(db: Db, businessId: string, rows: readonly State
        AND NOT EXISTS (SELECT 1 FROM expenses e JOIN review_queue_items q ON q.recorded_expense_id = e.id WHERE e.transaction_id = t.id)
      ORDER BY t.created_at, t.id`,
     businessId,
-    dayWithinYears(dates[0]!, -RECORDED_MATCH_DAYS),
-    dayWithinYears(dates[dates.length - 1]!, RECORDED_MATCH_DAYS),
+    from,
+    to,
   );
   for (const row of candidates) {
     const list = byAmount.get(row.amount_cents) ?? [];
