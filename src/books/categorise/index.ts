@@ -226,7 +226,7 @@ const NO_CALIBRATION: Calibration = Array.from({ length: CALIBRATION_BANDS }, ()
 
 /** The score where band `index` begins (bands of 0.1 from 0, as bandOf makes them). */
 function bandFloor(index: number): number {
-  return index / 10;
+  return index / CALIBRATION_BANDS;
 }
 
 /** The default of DAYBOOK_REVIEW_CONFIDENCE (config/default.json): the caps below keep guesses under it. */
